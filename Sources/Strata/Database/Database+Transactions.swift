@@ -1,0 +1,94 @@
+internal import CSQLite
+
+/// How a transaction takes its locks. See https://www.sqlite.org/lang_transaction.html
+public enum TransactionKind: String, Sendable, CaseIterable {
+    /// Locks are taken at the first read and the first write.
+    case deferred = "DEFERRED"
+    /// The write lock is taken at once: other writers wait (busy timeout) instead of failing later.
+    case immediate = "IMMEDIATE"
+    /// Like `.immediate`; in rollback-journal modes it also keeps readers out.
+    case exclusive = "EXCLUSIVE"
+}
+
+extension Database {
+    /// Runs `body` in a transaction: **it commits when `body` returns and rolls back when `body` throws.**
+    ///
+    /// Inside another transaction it runs in a savepoint, which rolls back on its own.
+    ///
+    /// ```swift
+    /// try db.transaction { db in
+    ///     try db.execute(query: "UPDATE account SET balance = balance - 10 WHERE id = 1")
+    ///     try db.execute(query: "UPDATE account SET balance = balance + 10 WHERE id = 2")
+    /// }
+    /// ```
+    ///
+    /// - Returns: What `body` returns.
+    /// - Throws: The error of `body`, or a ``DatabaseError`` when the transaction cannot begin or commit
+    ///   (then it is rolled back too).
+    @discardableResult
+    public func transaction<Result>(
+        _ kind: TransactionKind = .deferred,
+        _ body: (Database) throws -> Result
+    ) throws -> Result {
+        if isInTransaction {
+            return try savepoint(body)
+        }
+        try beginTransaction(kind)
+        let result: Result
+        do {
+            result = try body(self)
+            try commitTransaction()
+        } catch {
+            rollbackAfterFailure()
+            throw error
+        }
+        return result
+    }
+
+    /// Begins a transaction. Use ``transaction(_:_:)`` where you can: it never leaves one open.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` when a transaction is already open.
+    public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
+        guard !isInTransaction else {
+            throw DatabaseError(
+                code: .invalidArgument, message: "a transaction is already open; nest with transaction { } instead")
+        }
+        try execute(query: "BEGIN \(kind.rawValue) TRANSACTION")
+    }
+
+    /// Commits the open transaction.
+    public func commitTransaction() throws {
+        try execute(query: "COMMIT TRANSACTION")
+    }
+
+    /// Rolls back the open transaction.
+    public func rollbackTransaction() throws {
+        try execute(query: "ROLLBACK TRANSACTION")
+    }
+
+    private func savepoint<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        let name = nextSavepointName()
+        defer { releaseSavepointName() }
+        try execute(query: "SAVEPOINT \(name)")
+        let result: Result
+        do {
+            result = try body(self)
+        } catch {
+            // SQLite may already have rolled back the whole transaction (after SQLITE_FULL, for example).
+            if isInTransaction {
+                try? execute(query: "ROLLBACK TO SAVEPOINT \(name)")
+                try? execute(query: "RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+        try execute(query: "RELEASE SAVEPOINT \(name)")
+        return result
+    }
+
+    /// Rolls back whatever is open after a failure; the original error is what the caller needs to see.
+    private func rollbackAfterFailure() {
+        if isInTransaction {
+            try? rollbackTransaction()
+        }
+    }
+}

@@ -1,0 +1,229 @@
+internal import CSQLite
+public import Foundation
+
+/// One connection to a SQLite database.
+///
+/// ```swift
+/// let db = try Database(path: "app.sqlite")     // created if missing, WAL journal
+/// try db.execute(query: "CREATE TABLE foo (name TEXT, age INTEGER)")
+/// let insert = try db.prepare(query: "INSERT INTO foo (name, age) VALUES (:name, :age)")
+/// try insert.bind(value: "Bar", for: "name")
+/// try insert.bind(value: 42, for: "age")
+/// try insert.perform()
+/// ```
+///
+/// A `Database` is used from one task at a time; share one between tasks through
+/// ``DatabasePool`` or ``DatabaseQueue``. Foreign keys are enforced and the busy timeout is
+/// five seconds unless you change them.
+///
+/// See https://www.sqlite.org/c3ref/open.html
+public final class Database {
+    /// The connection; nil once closed. Statements check it before every call.
+    private(set) var handle: OpaquePointer?
+
+    /// The file path, or `":memory:"`.
+    public let path: String
+    /// Whether the connection was opened read-only.
+    public let isReadOnly: Bool
+
+    /// How statements prepared from now on store dates. Each statement can override it.
+    public var dateStrategy: DateStrategy = .text
+    /// How statements prepared from now on store arrays and nested values. Each statement can override it.
+    public var arrayStrategy: ArrayStrategy = .json
+    /// How statements prepared from now on store UUIDs. Each statement can override it.
+    public var uuidStrategy: UUIDStrategy = .blob
+
+    var strategies: ValueStrategies {
+        ValueStrategies(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
+    }
+
+    /// Prepared statements kept for reuse, keyed by SQL (see `cachedStatement(for:)`).
+    var statementCache = StatementCache()
+
+    private var savepointDepth = 0
+
+    /// Opens the database file at `path`, creating it when missing and `readOnly` is false.
+    ///
+    /// A writable file database is switched to the WAL journal. A read-only one is left
+    /// exactly as it is: nothing in the file is changed.
+    ///
+    /// - Throws: ``DatabaseError`` when the file cannot be opened or is not a database.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        let inMemory = path == ":memory:" || path.isEmpty
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var connection: OpaquePointer?
+        let result = sqlite3_open_v2(path, &connection, flags, nil)
+        guard result == SQLITE_OK, let connection else {
+            let error = DatabaseError.sqlite(result, connection: connection)
+            sqlite3_close_v2(connection)
+            throw error.withMessage("could not open database at \(path): \(error.message)")
+        }
+        handle = connection
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, 5000)
+        busyTimeout = 5
+        do {
+            // Reading the schema catches a file that is not a database now, not at the first query.
+            try execute(query: "SELECT count(*) FROM sqlite_schema")
+            try execute(query: "PRAGMA foreign_keys = ON")
+            if !readOnly && !inMemory {
+                try setJournalMode(.wal)
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Opens a private in-memory database, gone when closed.
+    public convenience init() throws {
+        try self.init(path: ":memory:")
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the connection. Safe to call twice; statements still alive throw
+    /// ``DatabaseError/Code/connectionClosed`` from then on.
+    public func close() {
+        guard let connection = handle else { return }
+        statementCache.removeAll()
+        // Finalize what is still prepared; their `Statement` objects see the nil handle and never touch them again.
+        while let statement = sqlite3_next_stmt(connection, nil) {
+            sqlite3_finalize(statement)
+        }
+        sqlite3_close_v2(connection)
+        handle = nil
+    }
+
+    /// Whether ``close()`` has been called.
+    public var isClosed: Bool { handle == nil }
+
+    /// The connection, or a thrown ``DatabaseError/Code/connectionClosed``.
+    @inline(__always)
+    func openHandle(sql: String? = nil) throws -> OpaquePointer {
+        guard let handle else { throw DatabaseError.closed(sql: sql) }
+        return handle
+    }
+
+    /// Runs one or more SQL statements separated by semicolons, discarding any rows.
+    ///
+    /// Statements before a failing one stay applied unless you run them in a ``transaction(_:_:)``.
+    ///
+    /// ```swift
+    /// try db.execute(query: """
+    ///     CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    ///     CREATE INDEX author_name ON author (name);
+    ///     """)
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError`` naming the statement that failed.
+    public func execute(query: String) throws {
+        let connection = try openHandle(sql: query)
+        try query.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
+                guard prepared == SQLITE_OK else {
+                    throw DatabaseError.sqlite(
+                        prepared, connection: connection, sql: Self.text(from: current, to: tail))
+                }
+                next = tail
+                // Whitespace or a comment compiles to no statement.
+                guard let statement else { continue }
+                defer { sqlite3_finalize(statement) }
+                var stepped = sqlite3_step(statement)
+                while stepped == SQLITE_ROW {
+                    stepped = sqlite3_step(statement)
+                }
+                guard stepped == SQLITE_DONE else {
+                    let sql = sqlite3_sql(statement).map { String(cString: $0) }
+                    throw DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                }
+            }
+        }
+    }
+
+    /// Compiles one SQL statement for binding and running.
+    ///
+    /// The statement takes the database's date, array and UUID strategies.
+    ///
+    /// - Throws: ``DatabaseError`` for malformed SQL, and for text holding more than one statement.
+    ///
+    /// See https://www.sqlite.org/c3ref/prepare.html
+    public func prepare(query: String) throws -> Statement {
+        try Statement(database: self, sql: query)
+    }
+
+    /// The rowid of the most recent successful INSERT on this connection, 0 when there was none.
+    ///
+    /// See https://www.sqlite.org/c3ref/last_insert_rowid.html
+    public var lastInsertedId: Int64 {
+        handle.map { sqlite3_last_insert_rowid($0) } ?? 0
+    }
+
+    /// The rows changed by the most recent INSERT, UPDATE or DELETE.
+    ///
+    /// See https://www.sqlite.org/c3ref/changes.html
+    public var changes: Int {
+        handle.map { Int(sqlite3_changes64($0)) } ?? 0
+    }
+
+    /// The rows changed since the connection opened.
+    public var totalChanges: Int {
+        handle.map { Int(sqlite3_total_changes64($0)) } ?? 0
+    }
+
+    /// The version of the SQLite library in use, such as `3.40.1`.
+    public var sqliteVersion: String {
+        String(cString: sqlite3_libversion())
+    }
+
+    /// How long a statement waits for a lock held by another connection before failing with
+    /// ``ResultCode/busy``, in seconds. Five seconds by default; 0 fails at once.
+    ///
+    /// See https://www.sqlite.org/c3ref/busy_timeout.html
+    public var busyTimeout: TimeInterval {
+        didSet {
+            guard let handle else { return }
+            let milliseconds = (busyTimeout * 1000).rounded()
+            let clamped = milliseconds.isNaN ? 0 : Int32(max(0, min(milliseconds, Double(Int32.max))))
+            sqlite3_busy_timeout(handle, clamped)
+        }
+    }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool {
+        handle.map { sqlite3_get_autocommit($0) == 0 } ?? false
+    }
+
+    /// The next savepoint name for a nested transaction.
+    func nextSavepointName() -> String {
+        savepointDepth += 1
+        return "strata_savepoint_\(savepointDepth)"
+    }
+
+    func releaseSavepointName() {
+        savepointDepth -= 1
+    }
+
+    private static func text(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>?) -> String {
+        guard let end, end > start else { return String(cString: start) }
+        let buffer = UnsafeRawBufferPointer(start: start, count: end - start)
+        return String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+extension DatabaseError {
+    func withMessage(_ message: String) -> DatabaseError {
+        DatabaseError(
+            code: code, resultCode: resultCode, message: message, sql: sql, column: column,
+            columnIndex: columnIndex, underlyingError: underlyingError)
+    }
+}

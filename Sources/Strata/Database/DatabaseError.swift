@@ -1,0 +1,152 @@
+internal import CSQLite
+
+/// The error Strata throws: what failed, where, and — when SQLite reported it — SQLite's result code.
+///
+/// Match on ``code`` for the kind of failure and on ``resultCode`` for SQLite's own code:
+///
+/// ```swift
+/// do {
+///     try db.execute(query: "INSERT INTO user (email) VALUES ('a@b.c')")
+/// } catch let error as DatabaseError where error.resultCode == .constraintUnique {
+///     // the email is taken
+/// }
+/// ```
+///
+/// The message names the failure, the SQL and, for value access, the column, its stored
+/// type and the requested Swift type. Bound values are never part of a message: they may
+/// be private data.
+public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure. New kinds may be added; match the ones you handle.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        private init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        /// SQLite reported the failure; ``DatabaseError/resultCode`` says which.
+        public static let sqlite = Code("sqlite")
+        /// The database connection was closed before the call.
+        public static let connectionClosed = Code("connection closed")
+        /// A parameter name or index that the statement does not have.
+        public static let unknownParameter = Code("unknown parameter")
+        /// A column name or index that the row does not have.
+        public static let unknownColumn = Code("unknown column")
+        /// NULL read into a non-optional type.
+        public static let unexpectedNull = Code("unexpected NULL")
+        /// A stored type that cannot become the requested type, such as TEXT read as Int.
+        public static let typeMismatch = Code("type mismatch")
+        /// A number outside the range of the requested type, such as 300 read as Int8.
+        public static let valueOutOfRange = Code("value out of range")
+        /// A value of the right storage class whose content is invalid, such as malformed JSON or date text.
+        public static let invalidValue = Code("invalid value")
+        /// A row read after its statement moved on to another row.
+        public static let staleRow = Code("stale row")
+        /// An argument that Strata cannot use, such as a nested `beginTransaction()`.
+        public static let invalidArgument = Code("invalid argument")
+        /// A migration that cannot run: out of order, malformed, or newer than the code knows.
+        public static let migration = Code("migration")
+        /// A record that was expected to exist and does not.
+        public static let recordNotFound = Code("record not found")
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// SQLite's extended result code, when SQLite reported the failure.
+    public let resultCode: ResultCode?
+    /// What failed, in one sentence, without the SQL.
+    public let message: String
+    /// The SQL that was being prepared or run, when there was one.
+    public let sql: String?
+    /// The column being read, when the failure concerns a value of a row.
+    public let column: String?
+    /// The 0-based index of that column.
+    public let columnIndex: Int?
+    /// The error a user type's conversion threw, when there was one.
+    public let underlyingError: (any Error)?
+
+    init(
+        code: Code,
+        resultCode: ResultCode? = nil,
+        message: String,
+        sql: String? = nil,
+        column: String? = nil,
+        columnIndex: Int? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
+        self.code = code
+        self.resultCode = resultCode
+        self.message = message
+        self.sql = sql
+        self.column = column
+        self.columnIndex = columnIndex
+        self.underlyingError = underlyingError
+    }
+
+    /// `SQLite error 19 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: u.k - while executing `INSERT ...``
+    public var description: String {
+        var text: String
+        if let resultCode {
+            text = "SQLite error \(resultCode.primary.rawValue) (\(resultCode.name)): \(message)"
+        } else {
+            text = message
+        }
+        if let column {
+            text += " - column \"\(column)\""
+            if let columnIndex { text += " (index \(columnIndex))" }
+        } else if let columnIndex {
+            text += " - column index \(columnIndex)"
+        }
+        if let sql {
+            text += " - while executing `\(sql)`"
+        }
+        return text
+    }
+
+    /// The same error, located at a column (and statement) once the caller knows them.
+    func located(column: String?, index: Int?, sql: String?) -> DatabaseError {
+        DatabaseError(
+            code: code,
+            resultCode: resultCode,
+            message: message,
+            sql: self.sql ?? sql,
+            column: self.column ?? column,
+            columnIndex: self.columnIndex ?? index,
+            underlyingError: underlyingError
+        )
+    }
+}
+
+extension DatabaseError {
+    /// The error SQLite reports for `resultCode` on `connection`.
+    static func sqlite(_ resultCode: Int32, connection: OpaquePointer?, sql: String? = nil) -> DatabaseError {
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? resultCode
+        // The connection's extended code belongs to the same failure only when its primary part matches.
+        let code = (extended & 0xFF) == (resultCode & 0xFF) ? extended : resultCode
+        let message: String
+        if let connection, let cMessage = sqlite3_errmsg(connection) {
+            message = String(cString: cMessage)
+        } else if let cMessage = sqlite3_errstr(resultCode) {
+            message = String(cString: cMessage)
+        } else {
+            message = "unknown error"
+        }
+        return DatabaseError(code: .sqlite, resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+    }
+
+    static func closed(sql: String? = nil) -> DatabaseError {
+        DatabaseError(code: .connectionClosed, message: "the database connection is closed", sql: sql)
+    }
+
+    /// A value that cannot become `requested`: `could not decode Int8 from INTEGER (out of range)`.
+    static func conversion(
+        _ code: Code,
+        from value: DatabaseValue,
+        to requested: Any.Type,
+        reason: String? = nil
+    ) -> DatabaseError {
+        var message = "could not decode \(requested) from \(value.storageClassName)"
+        if let reason { message += " (\(reason))" }
+        return DatabaseError(code: code, message: message)
+    }
+}

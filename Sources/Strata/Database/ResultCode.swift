@@ -1,0 +1,81 @@
+internal import CSQLite
+
+/// A SQLite result code, primary or extended.
+///
+/// Compare with the static members; an extended code such as ``constraintUnique`` has
+/// ``primary`` ``constraint``:
+///
+/// ```swift
+/// catch let error as DatabaseError where error.resultCode?.primary == .constraint { ... }
+/// ```
+///
+/// See https://www.sqlite.org/rescode.html
+public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// The primary code: the low eight bits of an extended code.
+    public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
+
+    /// The symbolic name, such as `SQLITE_CONSTRAINT_UNIQUE`.
+    public var name: String {
+        Self.names[rawValue] ?? Self.names[rawValue & 0xFF].map { "\($0) (extended \(rawValue))" }
+            ?? "SQLITE_UNKNOWN_\(rawValue)"
+    }
+
+    public var description: String { name }
+
+    public static let error = ResultCode(rawValue: SQLITE_ERROR)
+    public static let `internal` = ResultCode(rawValue: SQLITE_INTERNAL)
+    public static let permission = ResultCode(rawValue: SQLITE_PERM)
+    public static let abort = ResultCode(rawValue: SQLITE_ABORT)
+    public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+    public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+    public static let noMemory = ResultCode(rawValue: SQLITE_NOMEM)
+    public static let readOnly = ResultCode(rawValue: SQLITE_READONLY)
+    public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
+    public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+    public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+    public static let full = ResultCode(rawValue: SQLITE_FULL)
+    public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+    public static let `protocol` = ResultCode(rawValue: SQLITE_PROTOCOL)
+    public static let schema = ResultCode(rawValue: SQLITE_SCHEMA)
+    public static let tooBig = ResultCode(rawValue: SQLITE_TOOBIG)
+    public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+    public static let mismatch = ResultCode(rawValue: SQLITE_MISMATCH)
+    public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
+    public static let range = ResultCode(rawValue: SQLITE_RANGE)
+    public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
+
+    public static let constraintCheck = ResultCode(rawValue: 19 | (1 << 8))
+    public static let constraintForeignKey = ResultCode(rawValue: 19 | (3 << 8))
+    public static let constraintNotNull = ResultCode(rawValue: 19 | (5 << 8))
+    public static let constraintPrimaryKey = ResultCode(rawValue: 19 | (6 << 8))
+    public static let constraintUnique = ResultCode(rawValue: 19 | (8 << 8))
+    public static let busySnapshot = ResultCode(rawValue: 5 | (2 << 8))
+
+    private static let names: [Int32: String] = [
+        0: "SQLITE_OK", 1: "SQLITE_ERROR", 2: "SQLITE_INTERNAL", 3: "SQLITE_PERM", 4: "SQLITE_ABORT",
+        5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 7: "SQLITE_NOMEM", 8: "SQLITE_READONLY", 9: "SQLITE_INTERRUPT",
+        10: "SQLITE_IOERR", 11: "SQLITE_CORRUPT", 12: "SQLITE_NOTFOUND", 13: "SQLITE_FULL",
+        14: "SQLITE_CANTOPEN", 15: "SQLITE_PROTOCOL", 16: "SQLITE_EMPTY", 17: "SQLITE_SCHEMA",
+        18: "SQLITE_TOOBIG", 19: "SQLITE_CONSTRAINT", 20: "SQLITE_MISMATCH", 21: "SQLITE_MISUSE",
+        22: "SQLITE_NOLFS", 23: "SQLITE_AUTH", 24: "SQLITE_FORMAT", 25: "SQLITE_RANGE", 26: "SQLITE_NOTADB",
+        27: "SQLITE_NOTICE", 28: "SQLITE_WARNING", 100: "SQLITE_ROW", 101: "SQLITE_DONE",
+        // Extended codes that applications meet most.
+        261: "SQLITE_BUSY_RECOVERY", 517: "SQLITE_BUSY_SNAPSHOT", 773: "SQLITE_BUSY_TIMEOUT",
+        262: "SQLITE_LOCKED_SHAREDCACHE", 264: "SQLITE_READONLY_RECOVERY", 520: "SQLITE_READONLY_CANTLOCK",
+        776: "SQLITE_READONLY_ROLLBACK", 1032: "SQLITE_READONLY_DBMOVED", 266: "SQLITE_IOERR_READ",
+        522: "SQLITE_IOERR_SHORT_READ", 778: "SQLITE_IOERR_WRITE", 1034: "SQLITE_IOERR_FSYNC",
+        267: "SQLITE_CORRUPT_VTAB", 270: "SQLITE_CANTOPEN_NOTEMPDIR", 526: "SQLITE_CANTOPEN_ISDIR",
+        782: "SQLITE_CANTOPEN_FULLPATH", 275: "SQLITE_CONSTRAINT_CHECK", 531: "SQLITE_CONSTRAINT_COMMITHOOK",
+        787: "SQLITE_CONSTRAINT_FOREIGNKEY", 1043: "SQLITE_CONSTRAINT_FUNCTION", 1299: "SQLITE_CONSTRAINT_NOTNULL",
+        1555: "SQLITE_CONSTRAINT_PRIMARYKEY", 1811: "SQLITE_CONSTRAINT_TRIGGER", 2067: "SQLITE_CONSTRAINT_UNIQUE",
+        2323: "SQLITE_CONSTRAINT_VTAB", 2579: "SQLITE_CONSTRAINT_ROWID", 2835: "SQLITE_CONSTRAINT_PINNED",
+        3091: "SQLITE_CONSTRAINT_DATATYPE", 516: "SQLITE_ABORT_ROLLBACK", 257: "SQLITE_ERROR_MISSING_COLLSEQ",
+        769: "SQLITE_ERROR_SNAPSHOT", 2570: "SQLITE_IOERR_DELETE",
+    ]
+}

@@ -1,0 +1,156 @@
+internal import CSQLite
+import Foundation
+
+extension Statement {
+    /// Binds `value` to the parameter named `name` (`:name`, `@name` or `$name` in the SQL).
+    ///
+    /// ```swift
+    /// try insert.bind(value: "Bar", for: "name")
+    /// try insert.bind(value: nil as String?, for: "nickname")   // NULL
+    /// ```
+    ///
+    /// The value is stored with the statement's strategies. It stays bound across
+    /// ``reset()`` until rebound or ``clearBindings()``.
+    ///
+    /// - Throws: ``DatabaseError/Code/unknownParameter`` when the statement has no such
+    ///   parameter; ``DatabaseError/Code/valueOutOfRange`` for an unsigned value above `Int64.max`.
+    ///
+    /// See https://www.sqlite.org/c3ref/bind_blob.html
+    public func bind<Value: DatabaseValueConvertible>(value: Value, for name: String) throws {
+        _ = try database.openHandle(sql: sql)
+        let stored = try value.storedValue(using: strategies)
+        for index in try parameterIndexes(for: name) {
+            try bindStored(stored, at: index)
+        }
+    }
+
+    /// Binds `value` to the parameter at `index`, counted from 1 as in SQLite.
+    ///
+    /// - Throws: ``DatabaseError/Code/unknownParameter`` when `index` is outside `1...parameterCount`.
+    public func bind<Value: DatabaseValueConvertible>(value: Value, at index: Int) throws {
+        _ = try database.openHandle(sql: sql)
+        let stored = try value.storedValue(using: strategies)
+        try bindStored(stored, at: try parameterIndex(index))
+    }
+
+    /// Binds each value of `values` to the parameter of the same name; every name must exist.
+    ///
+    /// ```swift
+    /// try statement.bind(["name": "Bar", "age": 42])
+    /// ```
+    public func bind(_ values: [String: any DatabaseValueConvertible]) throws {
+        for (name, value) in values {
+            try bind(value: value, for: name)
+        }
+    }
+
+    /// Binds `values` to the parameters at indexes 1, 2, ... in order.
+    public func bind(_ values: [any DatabaseValueConvertible]) throws {
+        for (offset, value) in values.enumerated() {
+            try bind(value: value, at: offset + 1)
+        }
+    }
+
+    // MARK: Internal
+
+    /// The indexes of the parameter `name`, which may carry its prefix.
+    func parameterIndexes(for name: String) throws -> [Int32] {
+        let indexes = parameterIndexes()
+        if let found = indexes[name] { return found }
+        if let first = name.unicodeScalars.first, ":@$".unicodeScalars.contains(first),
+            let found = indexes[String(name.unicodeScalars.dropFirst())]
+        {
+            return found
+        }
+        let known = indexes.keys.sorted().map { ":" + $0 }.joined(separator: ", ")
+        throw DatabaseError(
+            code: .unknownParameter,
+            message: "the statement has no parameter named \"\(name)\""
+                + (known.isEmpty ? " (it has no named parameters)" : " (it has \(known))"),
+            sql: sql)
+    }
+
+    func parameterIndex(_ index: Int) throws -> Int32 {
+        guard index >= 1, index <= parameterCount, let index32 = Int32(exactly: index) else {
+            throw DatabaseError(
+                code: .unknownParameter,
+                message: "parameter index \(index) is outside 1...\(parameterCount)", sql: sql)
+        }
+        return index32
+    }
+
+    /// Binds a stored value. Callers have checked that the connection is open.
+    func bindStored(_ value: DatabaseValue, at index: Int32) throws {
+        switch value {
+        case .null: try bindNull(at: index)
+        case .integer(let integer): try bindInteger(integer, at: index)
+        case .real(let real): try bindReal(real, at: index)
+        case .text(let text): try bindText(text, at: index)
+        case .blob(let blob): try bindBlob(blob, at: index)
+        }
+    }
+
+    @inline(__always)
+    func bindInteger(_ value: Int64, at index: Int32) throws {
+        try bindChecked { sqlite3_bind_int64(handle, index, value) }
+    }
+
+    @inline(__always)
+    func bindReal(_ value: Double, at index: Int32) throws {
+        try bindChecked { sqlite3_bind_double(handle, index, value) }
+    }
+
+    @inline(__always)
+    func bindNull(at index: Int32) throws {
+        try bindChecked { sqlite3_bind_null(handle, index) }
+    }
+
+    func bindText(_ value: String, at index: Int32) throws {
+        var value = value
+        try value.withUTF8 { bytes in
+            // A null pointer would bind NULL, so "" binds a literal empty C string.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return try bindChecked {
+                    sqlite3_bind_text64(handle, index, "", 0, strata_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
+            let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+            try bindChecked {
+                sqlite3_bind_text64(
+                    handle, index, text, UInt64(bytes.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
+            }
+        }
+    }
+
+    func bindBlob(_ value: Data, at index: Int32) throws {
+        try value.withUnsafeBytes { bytes in
+            // An empty Data has no base address, and a null pointer would bind NULL: bind a zero-length blob.
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return try bindChecked { sqlite3_bind_zeroblob(handle, index, 0) }
+            }
+            try bindChecked { sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), strata_sqlite_transient()) }
+        }
+    }
+
+    /// Runs one `sqlite3_bind_*` call. A statement left mid-run (stepped but not reset) cannot
+    /// be bound, so it is reset and bound again: binding means the caller is done with its rows.
+    @inline(__always)
+    private func bindChecked(_ bind: () -> Int32) throws {
+        let result = bind()
+        guard result != SQLITE_OK else { return }
+        if result == SQLITE_MISUSE {
+            reset()
+            let retried = bind()
+            if retried == SQLITE_OK { return }
+            try bindFailed(retried)
+        }
+        try bindFailed(result)
+    }
+
+    private func bindFailed(_ result: Int32) throws {
+        if result == SQLITE_RANGE {
+            throw DatabaseError(code: .unknownParameter, message: "parameter index out of range", sql: sql)
+        }
+        throw DatabaseError.sqlite(result, connection: database.handle, sql: sql)
+    }
+}

@@ -1,0 +1,268 @@
+internal import CSQLite
+import Foundation
+
+/// A prepared SQL statement: bind parameters, run it, read its rows, reset and run again.
+///
+/// ```swift
+/// let select = try db.prepare(query: "SELECT name, age FROM foo WHERE age > :min")
+/// try select.bind(value: 18, for: "min")
+/// while let row = try select.next() {
+///     let name: String = try row.name
+/// }
+/// ```
+///
+/// A statement belongs to its ``Database`` and is finalized when released; closing the
+/// database first is safe, and the statement then throws ``DatabaseError/Code/connectionClosed``.
+///
+/// See https://www.sqlite.org/c3ref/stmt.html
+public final class Statement {
+    let database: Database
+    let handle: OpaquePointer
+
+    /// The SQL text the statement was prepared from.
+    public let sql: String
+
+    /// The number of columns each row has.
+    public let columnCount: Int
+
+    /// The names of the result columns, in order.
+    public let columnNames: [String]
+
+    /// The number of parameters, named and positional.
+    public let parameterCount: Int
+
+    /// Date, array and UUID strategies, taken from the database at preparation.
+    var strategies: ValueStrategies
+
+    /// Bumped whenever the statement moves: rows remember the generation they were read at.
+    private(set) var generation: UInt64 = 0
+
+    /// Set when `next()` has reached the end, until the next reset.
+    private var isExhausted = false
+
+    /// The error that ended the last `for row in statement` loop, nil when it ran to the end.
+    ///
+    /// A `for`-`in` loop cannot throw from the sequence, so a failure while stepping ends the
+    /// loop and is kept here. Check it after the loop, or use the throwing cursor ``next()``.
+    public internal(set) var iterationError: (any Error)?
+
+    private var columnIndexCache: [String: Int32]?
+    private var parameterIndexCache: [String: [Int32]]?
+
+    init(database: Database, sql: String, persistent: Bool = false) throws {
+        let connection = try database.openHandle(sql: sql)
+        var statement: OpaquePointer?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let prepared = try sql.withCString { start -> OpaquePointer? in
+            var tail: UnsafePointer<CChar>?
+            let result = sqlite3_prepare_v3(connection, start, -1, flags, &statement, &tail)
+            guard result == SQLITE_OK else {
+                throw DatabaseError.sqlite(result, connection: connection, sql: sql)
+            }
+            if let tail, try Self.holdsStatement(tail, connection: connection) {
+                sqlite3_finalize(statement)
+                throw DatabaseError(
+                    code: .invalidArgument,
+                    message: "prepare(query:) takes one statement; use execute(query:) to run several", sql: sql)
+            }
+            return statement
+        }
+        guard let prepared else {
+            throw DatabaseError(code: .invalidArgument, message: "the SQL holds no statement", sql: sql)
+        }
+        self.database = database
+        self.handle = prepared
+        self.sql = sql
+        let columnCount = sqlite3_column_count(prepared)
+        self.columnCount = Int(columnCount)
+        self.columnNames = (0..<columnCount).map { Self.columnName(prepared, $0) }
+        self.parameterCount = Int(sqlite3_bind_parameter_count(prepared))
+        self.strategies = database.strategies
+    }
+
+    deinit {
+        // When the database was closed first, it already finalized this statement.
+        if database.handle != nil {
+            sqlite3_finalize(handle)
+        }
+    }
+
+    /// Whether SQL text after the first statement compiles to another statement (not just a comment or `;`).
+    private static func holdsStatement(_ text: UnsafePointer<CChar>, connection: OpaquePointer) throws -> Bool {
+        var cursor: UnsafePointer<CChar>? = text
+        while let current = cursor, current.pointee != 0 {
+            var extra: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let result = sqlite3_prepare_v2(connection, current, -1, &extra, &tail)
+            if extra != nil {
+                sqlite3_finalize(extra)
+                return true
+            }
+            // A malformed trailing statement is still a second statement.
+            if result != SQLITE_OK { return true }
+            cursor = tail
+        }
+        return false
+    }
+
+    // MARK: Strategies
+
+    /// How this statement stores dates. Defaults to the database's ``Database/dateStrategy``.
+    public var dateStrategy: DateStrategy {
+        get { strategies.date }
+        set { strategies.date = newValue }
+    }
+
+    /// How this statement stores arrays. Defaults to the database's ``Database/arrayStrategy``.
+    public var arrayStrategy: ArrayStrategy {
+        get { strategies.array }
+        set { strategies.array = newValue }
+    }
+
+    /// How this statement stores UUIDs. Defaults to the database's ``Database/uuidStrategy``.
+    public var uuidStrategy: UUIDStrategy {
+        get { strategies.uuid }
+        set { strategies.uuid = newValue }
+    }
+
+    // MARK: Running
+
+    /// Runs the statement to completion, discarding any rows, then resets it for the next run.
+    /// Bindings persist.
+    ///
+    /// - Throws: ``DatabaseError`` with SQLite's code and message, such as a constraint
+    ///   violation; the statement is reset and the connection stays usable.
+    ///
+    /// See https://www.sqlite.org/c3ref/step.html
+    public func perform() throws {
+        let connection = try database.openHandle(sql: sql)
+        generation &+= 1
+        isExhausted = false
+        defer { sqlite3_reset(handle) }
+        var result = sqlite3_step(handle)
+        while result == SQLITE_ROW {
+            result = sqlite3_step(handle)
+        }
+        guard result == SQLITE_DONE else {
+            throw DatabaseError.sqlite(result, connection: connection, sql: sql)
+        }
+    }
+
+    /// Advances to the next row.
+    ///
+    /// The returned ``Row`` reads the statement's current row: once the statement steps
+    /// again or resets, reading it throws ``DatabaseError/Code/staleRow``.
+    ///
+    /// - Returns: `.row` with the row, or `.done` when there are no more.
+    /// - Throws: ``DatabaseError``; the statement is then reset.
+    ///
+    /// See https://www.sqlite.org/c3ref/step.html
+    public func step() throws -> StepResult {
+        let connection = try database.openHandle(sql: sql)
+        generation &+= 1
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW:
+            return .row(Row(statement: self, generation: generation))
+        case SQLITE_DONE:
+            return .done
+        case let result:
+            let error = DatabaseError.sqlite(result, connection: connection, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// The throwing cursor: the next row, or nil at the end (and on every call after it,
+    /// until ``reset()``).
+    ///
+    /// ```swift
+    /// while let row = try statement.next() { ... }
+    /// ```
+    public func next() throws -> Row? {
+        if isExhausted { return nil }
+        switch try step() {
+        case .row(let row):
+            return row
+        case .done:
+            isExhausted = true
+            return nil
+        }
+    }
+
+    /// Rewinds the statement so it can run again. Bindings persist until rebound or cleared.
+    ///
+    /// See https://www.sqlite.org/c3ref/reset.html
+    public func reset() {
+        generation &+= 1
+        isExhausted = false
+        iterationError = nil
+        guard database.handle != nil else { return }
+        sqlite3_reset(handle)
+    }
+
+    /// Sets every parameter back to NULL.
+    ///
+    /// See https://www.sqlite.org/c3ref/clear_bindings.html
+    public func clearBindings() {
+        guard database.handle != nil else { return }
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Columns and parameters
+
+    /// The names of the parameters, without their `:`, `@` or `$` prefix; positional `?` parameters are left out.
+    public var parameterNames: [String] {
+        parameterIndexes().sorted { $0.value[0] < $1.value[0] }.map(\.key)
+    }
+
+    /// The index of the column named `name`: an exact match first, then a case-insensitive one, as SQL compares names.
+    ///
+    /// - Complexity: O(1) after the first call, which builds the map.
+    func columnIndex(named name: String) -> Int32? {
+        if let index = columnIndexCache?[name] { return index }
+        if columnIndexCache == nil {
+            var map: [String: Int32] = [:]
+            for (offset, columnName) in columnNames.enumerated() {
+                let index = Int32(offset)
+                // The first of two columns with one name wins, as in SQL.
+                if map[columnName] == nil { map[columnName] = index }
+                let folded = "\u{0}" + columnName.lowercased()
+                if map[folded] == nil { map[folded] = index }
+            }
+            columnIndexCache = map
+            if let index = map[name] { return index }
+        }
+        return columnIndexCache?["\u{0}" + name.lowercased()]
+    }
+
+    /// Parameter indexes by name without prefix. A name used with two prefixes (`:a` and `@a`) has two indexes.
+    func parameterIndexes() -> [String: [Int32]] {
+        if let cache = parameterIndexCache { return cache }
+        // After close the statement is finalized and must not be touched; callers throw on the closed connection.
+        guard database.handle != nil else { return [:] }
+        var map: [String: [Int32]] = [:]
+        let count = Int32(parameterCount)
+        if count > 0 {
+            for index in 1...count {
+                guard let cName = sqlite3_bind_parameter_name(handle, index) else { continue }
+                let name = String(cString: cName)
+                guard let first = name.unicodeScalars.first, ":@$".unicodeScalars.contains(first) else { continue }
+                map[String(name.unicodeScalars.dropFirst()), default: []].append(index)
+            }
+        }
+        parameterIndexCache = map
+        return map
+    }
+
+    static func columnName(_ handle: OpaquePointer, _ index: Int32) -> String {
+        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
+    }
+}
+
+/// The outcome of ``Statement/step()``.
+public enum StepResult {
+    /// The statement produced a row.
+    case row(Row)
+    /// The statement has run to completion.
+    case done
+}

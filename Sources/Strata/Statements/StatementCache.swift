@@ -1,0 +1,56 @@
+/// Prepared statements kept for reuse by SQL text, least recently used dropped first.
+///
+/// Records and typed fetches prepare the same SQL again and again; the cache makes each of
+/// those a dictionary lookup instead of a compile.
+struct StatementCache {
+    /// How many statements a connection keeps.
+    var capacity = 64
+
+    private var statements: [String: Entry] = [:]
+    private var clock: UInt64 = 0
+
+    private struct Entry {
+        let statement: Statement
+        var lastUse: UInt64
+    }
+
+    mutating func statement(for sql: String) -> Statement? {
+        guard var entry = statements[sql] else { return nil }
+        clock &+= 1
+        entry.lastUse = clock
+        statements[sql] = entry
+        return entry.statement
+    }
+
+    mutating func insert(_ statement: Statement) {
+        if statements.count >= capacity,
+            let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
+            statements[oldest] = nil
+        }
+        clock &+= 1
+        statements[statement.sql] = Entry(statement: statement, lastUse: clock)
+    }
+
+    mutating func removeAll() {
+        statements.removeAll()
+    }
+
+    var count: Int { statements.count }
+}
+
+extension Database {
+    /// A prepared statement for `sql` from the connection's cache, reset and with cleared bindings,
+    /// prepared and cached on first use.
+    func cachedStatement(for sql: String) throws -> Statement {
+        if let statement = statementCache.statement(for: sql) {
+            statement.reset()
+            statement.clearBindings()
+            statement.strategies = strategies
+            return statement
+        }
+        let statement = try Statement(database: self, sql: sql, persistent: true)
+        statementCache.insert(statement)
+        return statement
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Arrays are stored per ``ArrayStrategy``: JSON TEXT by default, or a binary property list BLOB.
+/// `[UInt8]` is the exception: its bytes are stored as a BLOB.
+///
+/// Reading accepts either form whatever the strategy.
+extension Array: DatabaseValueConvertible, StrategyAwareValue where Element: Codable {
+    public var databaseValue: DatabaseValue {
+        (try? databaseValue(using: ValueStrategies())) ?? .null
+    }
+
+    public init(databaseValue: DatabaseValue) throws {
+        try self.init(databaseValue: databaseValue, using: ValueStrategies())
+    }
+
+    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+        if let bytes = self as? [UInt8] {
+            return .blob(Data(bytes))
+        }
+        return try NestedValueCoding.encode(self, strategy: strategies.array)
+    }
+
+    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+        if Element.self == UInt8.self {
+            switch databaseValue {
+            case .blob(let data):
+                // The cast cannot fail: Element is UInt8.
+                if let bytes = [UInt8](data) as? [Element] {
+                    self = bytes
+                    return
+                }
+            case .null:
+                throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: [Element].self)
+            default:
+                throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: [Element].self)
+            }
+        }
+        self = try NestedValueCoding.decode([Element].self, from: databaseValue)
+    }
+}
+
+/// Nested Codable values in one column: JSON TEXT or a binary property list BLOB.
+enum NestedValueCoding {
+    static func encode<T: Encodable>(_ value: T, strategy: ArrayStrategy) throws -> DatabaseValue {
+        do {
+            switch strategy {
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                let data = try encoder.encode(value)
+                return .text(String(decoding: data, as: UTF8.self))
+            case .bplist:
+                let encoder = PropertyListEncoder()
+                encoder.outputFormat = .binary
+                return .blob(try encoder.encode(value))
+            }
+        } catch {
+            throw DatabaseError(
+                code: .invalidValue, message: "could not encode \(T.self) as \(strategy)", underlyingError: error)
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from value: DatabaseValue) throws -> T {
+        let data: Data
+        switch value {
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let blob): data = blob
+        case .null: throw DatabaseError.conversion(.unexpectedNull, from: value, to: T.self)
+        default: throw DatabaseError.conversion(.typeMismatch, from: value, to: T.self)
+        }
+        do {
+            if data.starts(with: Array("bplist".utf8)) {
+                return try PropertyListDecoder().decode(T.self, from: data)
+            }
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw DatabaseError(
+                code: .invalidValue,
+                message: "could not decode \(T.self) from \(value.storageClassName) (malformed JSON or property list)",
+                underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+public import Foundation
+
+/// Stored as TEXT. Only TEXT reads as String: numbers and blobs throw.
+extension String: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(self) }
+    public init(databaseValue: DatabaseValue) throws {
+        switch databaseValue {
+        case .text(let value): self = value
+        case .null: throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: String.self)
+        default: throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: String.self)
+        }
+    }
+}
+
+/// Stored as BLOB. TEXT reads as its UTF-8 bytes.
+extension Data: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .blob(self) }
+    public init(databaseValue: DatabaseValue) throws {
+        switch databaseValue {
+        case .blob(let value): self = value
+        case .text(let value): self = Data(value.utf8)
+        case .null: throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: Data.self)
+        default: throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: Data.self)
+        }
+    }
+}
+
+/// Stored per ``UUIDStrategy`` (a 16-byte BLOB by default); reads a 16-byte BLOB or UUID text.
+extension UUID: DatabaseValueConvertible, StrategyAwareValue {
+    public var databaseValue: DatabaseValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+
+    public init(databaseValue: DatabaseValue) throws {
+        switch databaseValue {
+        case .blob(let data):
+            guard data.count == 16 else {
+                throw DatabaseError.conversion(
+                    .invalidValue, from: databaseValue, to: UUID.self, reason: "\(data.count) bytes, not 16")
+            }
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: data) }
+            self = UUID(uuid: bytes)
+        case .text(let text):
+            guard let uuid = UUID(uuidString: text) else {
+                throw DatabaseError.conversion(.invalidValue, from: databaseValue, to: UUID.self, reason: "not a UUID")
+            }
+            self = uuid
+        case .null:
+            throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: UUID.self)
+        default:
+            throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: UUID.self)
+        }
+    }
+
+    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+        switch strategies.uuid {
+        case .blob: databaseValue
+        case .text: .text(uuidString)
+        }
+    }
+
+    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+        try self.init(databaseValue: databaseValue)
+    }
+}
+
+/// Stored as TEXT, the absolute string.
+extension URL: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(absoluteString) }
+    public init(databaseValue: DatabaseValue) throws {
+        switch databaseValue {
+        case .text(let text):
+            guard let url = URL(string: text) else {
+                throw DatabaseError.conversion(.invalidValue, from: databaseValue, to: URL.self, reason: "not a URL")
+            }
+            self = url
+        case .null:
+            throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: URL.self)
+        default:
+            throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: URL.self)
+        }
+    }
+}
+
+/// Stored as TEXT, so that no digit is lost; reads TEXT, INTEGER and REAL.
+extension Decimal: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(description) }
+    public init(databaseValue: DatabaseValue) throws {
+        switch databaseValue {
+        case .text(let text):
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                !decimal.isNaN,
+                text.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E" })
+            else {
+                throw DatabaseError.conversion(
+                    .invalidValue, from: databaseValue, to: Decimal.self, reason: "not a number")
+            }
+            self = decimal
+        case .integer(let value):
+            self = Decimal(value)
+        case .real(let value):
+            guard value.isFinite else {
+                throw DatabaseError.conversion(
+                    .invalidValue, from: databaseValue, to: Decimal.self, reason: "not finite")
+            }
+            self = Decimal(value)
+        case .null:
+            throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: Decimal.self)
+        case .blob:
+            throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: Decimal.self)
+        }
+    }
+}
