@@ -47,6 +47,12 @@ public final class Statement {
     public internal(set) var iterationError: (any Error)?
 
     private var columnIndexCache: [String: Int32]?
+
+    /// Key-to-column and key-to-parameter maps kept by ``RowDecoder`` and ``StatementEncoder`` (see `CodingCache`).
+    var codingCache: CodingCache?
+
+    /// Set while a cached statement is in use by a fetch, so that a nested fetch of the same SQL prepares its own.
+    var isLeased = false
     private var parameterIndexCache: [String: [Int32]]?
 
     init(database: Database, sql: String, persistent: Bool = false) throws {
@@ -179,6 +185,8 @@ public final class Statement {
     /// while let row = try statement.next() { ... }
     /// ```
     public func next() throws -> Row? {
+        // A closed connection throws even when the statement had already finished.
+        _ = try database.openHandle(sql: sql)
         if isExhausted { return nil }
         switch try step() {
         case .row(let row):

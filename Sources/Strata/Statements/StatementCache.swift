@@ -22,6 +22,11 @@ struct StatementCache {
         return entry.statement
     }
 
+    /// The cached statement for `sql`, without counting a use.
+    func peek(_ sql: String) -> Statement? {
+        statements[sql]?.statement
+    }
+
     mutating func insert(_ statement: Statement) {
         if statements.count >= capacity,
             let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse })?.key

@@ -47,6 +47,15 @@ enum NestedValueCoding {
             case .json:
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                encoder.dateEncodingStrategy = .custom { date, encoder in
+                    // The same sortable UTC text as a Date column, so json_extract values compare like columns.
+                    var container = encoder.singleValueContainer()
+                    if let text = SQLiteDateFormat.string(from: date) {
+                        try container.encode(text)
+                    } else {
+                        try container.encode(date.timeIntervalSince1970)
+                    }
+                }
                 let data = try encoder.encode(value)
                 return .text(String(decoding: data, as: UTF8.self))
             case .bplist:
@@ -72,7 +81,19 @@ enum NestedValueCoding {
             if data.starts(with: Array("bplist".utf8)) {
                 return try PropertyListDecoder().decode(T.self, from: data)
             }
-            return try JSONDecoder().decode(T.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let container = try decoder.singleValueContainer()
+                if let seconds = try? container.decode(Double.self) {
+                    return Date(timeIntervalSince1970: seconds)
+                }
+                let text = try container.decode(String.self)
+                guard let date = SQLiteDateFormat.date(from: text) else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date: \(text)")
+                }
+                return date
+            }
+            return try decoder.decode(T.self, from: data)
         } catch {
             throw DatabaseError(
                 code: .invalidValue,

@@ -1,0 +1,121 @@
+/// What a statement remembers between rows so that coding a row costs no string hashing.
+///
+/// Swift's synthesized `init(from:)` and `encode(to:)` ask for keys in the same order every
+/// time. The cache keeps, for the n-th key asked, the key and its column (or parameters): a
+/// row then costs one short string comparison per key. A different order only falls back to
+/// the statement's name map.
+final class CodingCache {
+    struct ColumnSlot {
+        var key: String
+        /// -1 when the row has no such column.
+        var index: Int32
+    }
+
+    struct ParameterSlot {
+        var key: String
+        var indexes: [Int32]
+    }
+
+    private var columnSlots: [ColumnSlot] = []
+    private var columnTag: Int?
+    private var parameterSlots: [ParameterSlot] = []
+    private var parameterTag: Int?
+
+    /// Per parameter index, the encode pass that last bound it; see `beginEncoding()`.
+    private var boundStamps: [UInt32]
+    private var stamp: UInt32 = 0
+
+    init(parameterCount: Int) {
+        boundStamps = Array(repeating: 0, count: parameterCount + 1)
+    }
+
+    // MARK: Columns
+
+    /// Resets the key cache when the key mapping changed since the last row.
+    func beginDecoding(mapping: KeyMapping) {
+        let tag = mapping.cacheTag
+        if tag == nil || tag != columnTag {
+            columnSlots.removeAll(keepingCapacity: true)
+            columnTag = tag
+        }
+    }
+
+    /// The column of the `position`-th key asked for; -1 when there is none.
+    @inline(__always)
+    func columnIndex(
+        for key: String, at position: Int, mapping: KeyMapping, statement: Statement
+    ) -> Int32 {
+        if position < columnSlots.count, columnSlots[position].key == key {
+            return columnSlots[position].index
+        }
+        let index = statement.columnIndex(named: mapping.name(for: key)) ?? -1
+        let slot = ColumnSlot(key: key, index: index)
+        if position < columnSlots.count {
+            columnSlots[position] = slot
+        } else if position == columnSlots.count {
+            columnSlots.append(slot)
+        }
+        return index
+    }
+
+    // MARK: Parameters
+
+    /// Starts an encode pass: clears the record of bound parameters in O(1).
+    func beginEncoding(mapping: KeyMapping) {
+        let tag = mapping.cacheTag
+        if tag == nil || tag != parameterTag {
+            parameterSlots.removeAll(keepingCapacity: true)
+            parameterTag = tag
+        }
+        stamp &+= 1
+        if stamp == 0 {
+            // After 4 billion passes the stamps wrap: start clean so no old stamp matches.
+            for index in boundStamps.indices { boundStamps[index] = 0 }
+            stamp = 1
+        }
+    }
+
+    /// The parameters of the `position`-th key encoded; empty when the statement has none for it.
+    @inline(__always)
+    func parameterIndexes(
+        for key: String, at position: Int, mapping: KeyMapping, statement: Statement
+    ) -> [Int32] {
+        if position < parameterSlots.count, parameterSlots[position].key == key {
+            return parameterSlots[position].indexes
+        }
+        let name = mapping.name(for: key)
+        let indexes = (try? statement.parameterIndexes(for: name)) ?? []
+        let slot = ParameterSlot(key: key, indexes: indexes)
+        if position < parameterSlots.count {
+            parameterSlots[position] = slot
+        } else if position == parameterSlots.count {
+            parameterSlots.append(slot)
+        }
+        return indexes
+    }
+
+    @inline(__always)
+    func markBound(_ index: Int32) {
+        let position = Int(index)
+        if position < boundStamps.count { boundStamps[position] = stamp }
+    }
+
+    /// The parameter indexes not bound in this pass.
+    func unboundParameters() -> [Int32] {
+        var unbound: [Int32] = []
+        for index in 1..<boundStamps.count where boundStamps[index] != stamp {
+            unbound.append(Int32(index))
+        }
+        return unbound
+    }
+}
+
+extension Statement {
+    /// The statement's coding cache, made on first use.
+    var coding: CodingCache {
+        if let cache = codingCache { return cache }
+        let cache = CodingCache(parameterCount: parameterCount)
+        codingCache = cache
+        return cache
+    }
+}

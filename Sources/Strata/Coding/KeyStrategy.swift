@@ -1,0 +1,86 @@
+/// How coding keys become column and parameter names.
+enum KeyMapping: Sendable {
+    case useDefaultKeys
+    case snakeCase
+    case custom(@Sendable (String) -> String)
+
+    func name(for key: String) -> String {
+        switch self {
+        case .useDefaultKeys: key
+        case .snakeCase: Self.snakeCased(key)
+        case .custom(let transform): transform(key)
+        }
+    }
+
+    /// A tag for caches: mappings with equal tags map every key alike. Custom mappings are never cached.
+    var cacheTag: Int? {
+        switch self {
+        case .useDefaultKeys: 0
+        case .snakeCase: 1
+        case .custom: nil
+        }
+    }
+
+    /// `createdAt` → `created_at`, `userID` → `user_id`, `myURLValue` → `my_url_value`.
+    ///
+    /// A word starts at an uppercase letter that follows a lowercase letter or digit, and at the
+    /// last capital of an acronym followed by a lowercase letter. Leading and trailing underscores stay.
+    static func snakeCased(_ key: String) -> String {
+        let scalars = Array(key.unicodeScalars)
+        guard scalars.contains(where: { $0.properties.isUppercase }) else { return key }
+        var result = String.UnicodeScalarView()
+        for (offset, scalar) in scalars.enumerated() {
+            if scalar.properties.isUppercase, offset > 0 {
+                let previous = scalars[offset - 1]
+                let next = offset + 1 < scalars.count ? scalars[offset + 1] : nil
+                let afterLower = previous.properties.isLowercase || previous.properties.numericType != nil
+                let endsAcronym = previous.properties.isUppercase && (next?.properties.isLowercase ?? false)
+                if afterLower || endsAcronym {
+                    result.append("_")
+                }
+            }
+            result.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+        }
+        return String(result)
+    }
+}
+
+extension StatementEncoder {
+    /// How coding keys become parameter names, named as on Foundation's `JSONEncoder`.
+    public enum KeyEncodingStrategy: Sendable {
+        /// `createdAt` binds `:createdAt`.
+        case useDefaultKeys
+        /// `createdAt` binds `:created_at`.
+        case convertToSnakeCase
+        /// The closure returns the parameter name (without prefix) for a key.
+        case custom(@Sendable (String) -> String)
+
+        var mapping: KeyMapping {
+            switch self {
+            case .useDefaultKeys: .useDefaultKeys
+            case .convertToSnakeCase: .snakeCase
+            case .custom(let transform): .custom(transform)
+            }
+        }
+    }
+}
+
+extension RowDecoder {
+    /// How coding keys find their columns, named as on Foundation's `JSONDecoder`.
+    public enum KeyDecodingStrategy: Sendable {
+        /// `createdAt` reads the column `createdAt`.
+        case useDefaultKeys
+        /// `createdAt` reads the column `created_at`.
+        case convertFromSnakeCase
+        /// The closure returns the column name for a key.
+        case custom(@Sendable (String) -> String)
+
+        var mapping: KeyMapping {
+            switch self {
+            case .useDefaultKeys: .useDefaultKeys
+            case .convertFromSnakeCase: .snakeCase
+            case .custom(let transform): .custom(transform)
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// Decodes `Decodable` values from rows: each coding key reads the column of the same name.
+///
+/// ```swift
+/// struct Foo: Codable { let a: Int64?; let b: String; let c: Double; let d: Int; let e: Data }
+///
+/// let decoder = RowDecoder()
+/// for row in try db.prepare(query: "SELECT a, b, c, d, e FROM foo") {
+///     let foo = try decoder.decode(Foo.self, from: row)
+/// }
+/// ```
+///
+/// - Optionals read NULL as `nil`; a missing column also reads as `nil` for an optional, as a
+///   missing key does in `JSONDecoder`.
+/// - `Date`, `UUID`, `URL`, `Decimal`, `Data` and every ``DatabaseValueConvertible`` type read
+///   through their conversions; raw-value enums read their raw value.
+/// - Nested structs, arrays, dictionaries and sets read one column of JSON (or a binary
+///   property list).
+/// - A type that is ``DatabaseValueConvertible`` or single-valued decodes from the only column
+///   of a one-column row: `try decoder.decode(String.self, from: row)`.
+///
+/// Errors are `DecodingError`s with the coding path, whose description names the column, its
+/// stored type and the expected type: `could not decode String from NULL - column "name" (index 0)`.
+///
+/// - Complexity: O(1) per key: the statement remembers which column each key read for the previous row.
+public struct RowDecoder: Sendable {
+    /// How coding keys find their columns. `.useDefaultKeys` by default.
+    public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
+    /// Overrides the statement's date strategy; only `.unixMilliseconds` changes how INTEGER is read.
+    public var dateStrategy: DateStrategy?
+    /// Overrides the statement's array strategy. Reading accepts JSON and property lists whatever it is.
+    public var arrayStrategy: ArrayStrategy?
+    /// Overrides the statement's UUID strategy. Reading accepts a blob and text whatever it is.
+    public var uuidStrategy: UUIDStrategy?
+    /// Contextual information for custom `init(from:)` implementations.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    public init() {}
+
+    /// Decodes a `T` from the current row.
+    ///
+    /// - Throws: `DecodingError` naming the column; ``DatabaseError`` when the row is stale or
+    ///   its database closed.
+    public func decode<T: Decodable>(_ type: T.Type, from row: Row) throws -> T {
+        try row.checkCurrent()
+        return try makeDecoding(for: row.statement).decodeRow(T.self)
+    }
+
+    func strategies(for statement: Statement) -> ValueStrategies {
+        var strategies = statement.strategies
+        if let dateStrategy { strategies.date = dateStrategy }
+        if let arrayStrategy { strategies.array = arrayStrategy }
+        if let uuidStrategy { strategies.uuid = uuidStrategy }
+        return strategies
+    }
+
+    /// A decoding pass over `statement`, whose rows it decodes one after another.
+    func makeDecoding(for statement: Statement) -> RowDecoding {
+        RowDecoding(
+            statement: statement, mapping: keyDecodingStrategy.mapping, strategies: strategies(for: statement),
+            userInfo: userInfo)
+    }
+}
+
+/// The `Decoder` for one statement's rows. One is made per decode call or per fetch, and
+/// reused row after row.
+final class RowDecoding: Decoder {
+    let statement: Statement
+    let cache: CodingCache
+    let mapping: KeyMapping
+    let strategies: ValueStrategies
+    let userInfo: [CodingUserInfoKey: Any]
+    var codingPath: [any CodingKey] = []
+    /// How many keys this row has looked up so far.
+    var position = 0
+
+    init(
+        statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
+        userInfo: [CodingUserInfoKey: any Sendable]
+    ) {
+        self.statement = statement
+        self.cache = statement.coding
+        self.mapping = mapping
+        self.strategies = strategies
+        self.userInfo = userInfo
+    }
+
+    /// Decodes the statement's current row; the caller has checked that it is current.
+    func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+        position = 0
+        cache.beginDecoding(mapping: mapping)
+        if statement.columnCount == 1, let convertible = T.self as? any DatabaseValueConvertible.Type {
+            return try decodeConvertible(convertible, as: T.self, at: 0, key: nil)
+        }
+        return try T(from: self)
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowKeyedContainer<Key>(decoding: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            [Any].self,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "a row decodes into a keyed type (a struct, class or dictionary), not a list"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        guard statement.columnCount == 1 else {
+            throw DecodingError.typeMismatch(
+                Any.self,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "a single value decodes from a one-column row; this row has \(statement.columnCount) columns"))
+        }
+        return ColumnDecoder(decoding: self, index: 0, key: nil)
+    }
+
+    // MARK: Columns
+
+    /// The column of `key`, -1 when the row has none.
+    @inline(__always)
+    func columnIndex(for key: some CodingKey) -> Int32 {
+        defer { position += 1 }
+        return cache.columnIndex(for: key.stringValue, at: position, mapping: mapping, statement: statement)
+    }
+
+    /// Decodes a value of a ``DatabaseValueConvertible`` type from the column at `index`.
+    func decodeConvertible<T>(
+        _ convertible: any DatabaseValueConvertible.Type, as type: T.Type, at index: Int32, key: (any CodingKey)?
+    ) throws -> T {
+        do {
+            let value = try statement.storedValue(at: index)
+            // The cast cannot fail: `convertible` is `T.self` seen through the protocol.
+            if let result = try convertible.decoded(from: value, using: strategies) as? T {
+                return result
+            }
+            throw DatabaseError(code: .typeMismatch, message: "could not decode \(T.self)")
+        } catch {
+            throw decodingError(error, type: T.self, at: index, key: key)
+        }
+    }
+
+    /// Decodes any `Decodable` from the column at `index`: through its ``DatabaseValueConvertible``
+    /// conformance, as a single value, or from nested JSON or property list.
+    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, key: (any CodingKey)?) throws -> T {
+        if let convertible = T.self as? any DatabaseValueConvertible.Type {
+            return try decodeConvertible(convertible, as: T.self, at: index, key: key)
+        }
+        do {
+            return try T(from: ColumnDecoder(decoding: self, index: index, key: key))
+        } catch is NestedValueSignal {
+            do {
+                return try NestedValueCoding.decode(T.self, from: statement.storedValue(at: index))
+            } catch {
+                throw decodingError(error, type: T.self, at: index, key: key)
+            }
+        }
+    }
+
+    /// A `DecodingError` for a failure reading column `index`, naming the column, stored type and expected type.
+    func decodingError(_ error: any Error, type: Any.Type, at index: Int32, key: (any CodingKey)?) -> any Error {
+        guard let databaseError = error as? DatabaseError else { return error }
+        let name = statement.columnNames.indices.contains(Int(index)) ? statement.columnNames[Int(index)] : nil
+        let located = databaseError.located(column: name, index: Int(index), sql: nil)
+        let context = DecodingError.Context(
+            codingPath: key.map { codingPath + [$0] } ?? codingPath,
+            debugDescription: located.description,
+            underlyingError: located)
+        switch databaseError.code {
+        case .unexpectedNull: return DecodingError.valueNotFound(type, context)
+        case .typeMismatch: return DecodingError.typeMismatch(type, context)
+        default: return DecodingError.dataCorrupted(context)
+        }
+    }
+
+    func keyNotFound(_ key: some CodingKey) -> DecodingError {
+        let column = mapping.name(for: key.stringValue)
+        let columns = statement.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+        return DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "no column named \"\(column)\" for key \(key.stringValue); the row has \(columns)"))
+    }
+}
+
+/// Thrown by a column decoder or encoder when a value asks for a keyed or unkeyed container:
+/// the column holds a nested value, stored as JSON or a property list.
+struct NestedValueSignal: Error {}

@@ -1,0 +1,152 @@
+/// The keyed container of a row: each key reads the column it maps to.
+struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoding: RowDecoding
+
+    var codingPath: [any CodingKey] { decoding.codingPath }
+
+    var allKeys: [Key] {
+        decoding.statement.columnNames.compactMap { column in
+            Key(stringValue: column) ?? Key(stringValue: Self.camelCased(column))
+        }
+    }
+
+    func contains(_ key: Key) -> Bool {
+        decoding.columnIndex(for: key) >= 0
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        decoding.statement.isNull(at: try index(of: key))
+    }
+
+    // MARK: Scalars
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try read(key) { try decoding.statement.readBool(at: $0) }
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try read(key) { try decoding.statement.readString(at: $0) }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try read(key) { try decoding.statement.readDouble(at: $0) }
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try read(key) { try Float(databaseValue: decoding.statement.storedValue(at: $0)) }
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoding.decodeValue(T.self, at: try index(of: key), key: key)
+    }
+
+    // MARK: Optionals: a missing column or NULL is nil
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try readIfPresent(key) { try decoding.statement.readBool(at: $0) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try readIfPresent(key) { try decoding.statement.readString(at: $0) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try readIfPresent(key) { try decoding.statement.readDouble(at: $0) }
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try readIfPresent(key) { try Float(databaseValue: decoding.statement.storedValue(at: $0)) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try integerIfPresent(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try integerIfPresent(key) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        let index = decoding.columnIndex(for: key)
+        guard index >= 0, !decoding.statement.isNull(at: index) else { return nil }
+        return try decoding.decodeValue(T.self, at: index, key: key)
+    }
+
+    // MARK: Nesting
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        throw unsupportedNesting(key)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw unsupportedNesting(key)
+    }
+
+    /// A superclass decodes from the same row.
+    func superDecoder() throws -> any Decoder { decoding }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { decoding }
+
+    // MARK: Helpers
+
+    private func index(of key: Key) throws -> Int32 {
+        let index = decoding.columnIndex(for: key)
+        guard index >= 0 else { throw decoding.keyNotFound(key) }
+        return index
+    }
+
+    @inline(__always)
+    private func read<T>(_ key: Key, _ body: (Int32) throws -> T) throws -> T {
+        let index = try index(of: key)
+        do {
+            return try body(index)
+        } catch {
+            throw decoding.decodingError(error, type: T.self, at: index, key: key)
+        }
+    }
+
+    @inline(__always)
+    private func readIfPresent<T>(_ key: Key, _ body: (Int32) throws -> T) throws -> T? {
+        let index = decoding.columnIndex(for: key)
+        guard index >= 0, !decoding.statement.isNull(at: index) else { return nil }
+        do {
+            return try body(index)
+        } catch {
+            throw decoding.decodingError(error, type: T.self, at: index, key: key)
+        }
+    }
+
+    @inline(__always)
+    private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+        try read(key) { try decoding.statement.readInteger(T.self, at: $0) }
+    }
+
+    @inline(__always)
+    private func integerIfPresent<T: FixedWidthInteger>(_ key: Key) throws -> T? {
+        try readIfPresent(key) { try decoding.statement.readInteger(T.self, at: $0) }
+    }
+
+    private func unsupportedNesting(_ key: Key) -> DecodingError {
+        DecodingError.typeMismatch(
+            [String: Any].self,
+            DecodingError.Context(
+                codingPath: codingPath + [key],
+                debugDescription:
+                    "a row column cannot be read as a nested container; declare the property as a Codable type "
+                    + "and it is read from JSON"))
+    }
+
+    private static func camelCased(_ column: String) -> String {
+        let parts = column.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = parts.first else { return column }
+        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+}
