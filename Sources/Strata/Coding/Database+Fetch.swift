@@ -12,7 +12,7 @@ extension Database {
     public func execute(query: String, parameters: some Encodable, encoder: StatementEncoder = StatementEncoder())
         throws
     {
-        let statement = try reusableStatement(for: query)
+        let statement = try cachedStatement(for: query)
         try encoder.encode(parameters, to: statement)
         try statement.perform()
     }
@@ -103,17 +103,8 @@ extension Database {
 
     // MARK: Internal
 
-    /// A cached statement for `sql`, or a fresh one when the cached one is in use further up
-    /// the stack (a decode that fetches the same query again).
-    func reusableStatement(for sql: String) throws -> Statement {
-        if let cached = statementCache.peek(sql), cached.isLeased {
-            return try prepare(query: sql)
-        }
-        return try cachedStatement(for: sql)
-    }
-
     private func prepared(query: String, parameters: (any Encodable)?) throws -> Statement {
-        let statement = try reusableStatement(for: query)
+        let statement = try cachedStatement(for: query)
         if let parameters {
             try StatementEncoder().encode(parameters, to: statement)
         }

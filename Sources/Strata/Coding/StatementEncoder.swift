@@ -39,6 +39,14 @@ public struct StatementEncoder: Sendable {
     /// - Throws: `EncodingError` when a parameter is left without a value or a value cannot be
     ///   stored; ``DatabaseError`` when the database is closed.
     public func encode<T: Encodable>(_ value: T, to statement: Statement) throws {
+        try encodePass(value, to: statement)
+    }
+
+    /// One encode pass; records pass `watching` (the primary key's parameter) and `forRecord`.
+    @discardableResult
+    func encodePass<T: Encodable>(
+        _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false
+    ) throws -> StatementEncoding {
         _ = try statement.database.openHandle(sql: statement.sql)
         statement.reset()
         statement.clearBindings()
@@ -48,7 +56,10 @@ public struct StatementEncoder: Sendable {
         if let uuidStrategy { strategies.uuid = uuidStrategy }
         let encoding = StatementEncoding(
             statement: statement, mapping: keyEncodingStrategy.mapping, strategies: strategies, userInfo: userInfo)
+        encoding.watchedParameter = watchedParameter
+        encoding.forRecord = forRecord
         try encoding.encodeTopLevel(value)
+        return encoding
     }
 }
 
@@ -63,6 +74,13 @@ final class StatementEncoding: Encoder {
     var position = 0
     /// The first failure inside a container method that cannot throw; reported when the pass ends.
     var deferredError: (any Error)?
+    /// A parameter index to watch, 0 for none, and whether the pass bound NULL to it.
+    var watchedParameter: Int32 = 0
+    var watchedWasNull = false
+    /// Records leave unbound parameters NULL (a custom `encode(to:)` may omit nil values) and
+    /// collect the keys that found no parameter, so that their SQL can grow to include them.
+    var forRecord = false
+    var skippedKeys: [String] = []
 
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
@@ -94,6 +112,13 @@ final class StatementEncoding: Encoder {
         }
         if let deferredError { throw deferredError }
         let unbound = cache.unboundParameters()
+        if forRecord {
+            for index in unbound {
+                try statement.bindNull(at: index)
+                if index == watchedParameter { watchedWasNull = true }
+            }
+            return
+        }
         guard unbound.isEmpty else {
             let names = unbound.map { index in
                 statement.parameterIndexes().first { $0.value.contains(index) }.map { ":" + $0.key } ?? "?\(index)"
@@ -144,7 +169,15 @@ final class StatementEncoding: Encoder {
     @inline(__always)
     func parameterIndexes(for key: some CodingKey) -> [Int32] {
         defer { position += 1 }
-        return cache.parameterIndexes(for: key.stringValue, at: position, mapping: mapping, statement: statement)
+        let indexes = cache.parameterIndexes(for: key.stringValue, at: position, mapping: mapping, statement: statement)
+        if forRecord && indexes.isEmpty { skippedKeys.append(key.stringValue) }
+        return indexes
+    }
+
+    /// Notes that NULL was bound at `indexes`.
+    @inline(__always)
+    func noteNull(at indexes: [Int32]) {
+        if watchedParameter != 0 && indexes.contains(watchedParameter) { watchedWasNull = true }
     }
 
     /// Binds through `bind` at each index and records them as bound.
@@ -167,6 +200,7 @@ final class StatementEncoding: Encoder {
         } catch {
             throw encodingError(error, value: value, key: key)
         }
+        if case .null = stored { noteNull(at: indexes) }
         try bind(at: indexes, key: key, value: value) { try statement.bindStored(stored, at: $0) }
     }
 
@@ -188,6 +222,7 @@ final class StatementEncoding: Encoder {
         } catch {
             throw encodingError(error, value: value, key: key)
         }
+        if case .null = stored { noteNull(at: indexes) }
         try bind(at: indexes, key: key, value: value) { try statement.bindStored(stored, at: $0) }
     }
 

@@ -6,6 +6,7 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws {
         let indexes = encoding.parameterIndexes(for: key)
+        encoding.noteNull(at: indexes)
         try encoding.bind(at: indexes, key: key, value: DatabaseValue.null) { try encoding.statement.bindNull(at: $0) }
     }
 

@@ -40,6 +40,9 @@ public final class Database {
     /// Prepared statements kept for reuse, keyed by SQL (see `cachedStatement(for:)`).
     var statementCache = StatementCache()
 
+    /// SQL built for each record type, by type (see `RecordSQL`).
+    var recordSQLCache: [ObjectIdentifier: RecordSQL] = [:]
+
     private var savepointDepth = 0
 
     /// Opens the database file at `path`, creating it when missing and `readOnly` is false.
@@ -72,6 +75,10 @@ public final class Database {
             if !readOnly && !inMemory {
                 try setJournalMode(.wal)
             }
+        } catch let error as DatabaseError {
+            close()
+            // A file that is not a database fails here, not in sqlite3_open_v2: say which file.
+            throw error.withMessage("could not open database at \(path): \(error.message)")
         } catch {
             close()
             throw error
@@ -131,8 +138,8 @@ public final class Database {
                 var tail: UnsafePointer<CChar>?
                 let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
                 guard prepared == SQLITE_OK else {
-                    throw DatabaseError.sqlite(
-                        prepared, connection: connection, sql: Self.text(from: current, to: tail))
+                    // After a failure the tail points where parsing stopped, maybe inside the statement.
+                    throw DatabaseError.sqlite(prepared, connection: connection, sql: Self.statement(at: current))
                 }
                 next = tail
                 // Whitespace or a comment compiles to no statement.
@@ -213,10 +220,15 @@ public final class Database {
         savepointDepth -= 1
     }
 
-    private static func text(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>?) -> String {
-        guard let end, end > start else { return String(cString: start) }
-        let buffer = UnsafeRawBufferPointer(start: start, count: end - start)
-        return String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The statement that starts at `start`: up to the first semicolon that completes it, or the rest of the text.
+    private static func statement(at start: UnsafePointer<CChar>) -> String {
+        let rest = String(cString: start)
+        var candidate = ""
+        for character in rest {
+            candidate.append(character)
+            if character == ";" && sqlite3_complete(candidate) != 0 { break }
+        }
+        return candidate.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

@@ -14,17 +14,12 @@ struct StatementCache {
         var lastUse: UInt64
     }
 
+    /// The cached statement for `sql`, counted as used. One hash of `sql`.
     mutating func statement(for sql: String) -> Statement? {
-        guard var entry = statements[sql] else { return nil }
+        guard let index = statements.index(forKey: sql) else { return nil }
         clock &+= 1
-        entry.lastUse = clock
-        statements[sql] = entry
-        return entry.statement
-    }
-
-    /// The cached statement for `sql`, without counting a use.
-    func peek(_ sql: String) -> Statement? {
-        statements[sql]?.statement
+        statements.values[index].lastUse = clock
+        return statements.values[index].statement
     }
 
     mutating func insert(_ statement: Statement) {
@@ -47,8 +42,14 @@ struct StatementCache {
 extension Database {
     /// A prepared statement for `sql` from the connection's cache, reset and with cleared bindings,
     /// prepared and cached on first use.
+    ///
+    /// When the cached statement is in use further up the stack (a decode that fetches the same
+    /// query again), a fresh uncached statement is returned instead.
     func cachedStatement(for sql: String) throws -> Statement {
         if let statement = statementCache.statement(for: sql) {
+            if statement.isLeased {
+                return try prepare(query: sql)
+            }
             statement.reset()
             statement.clearBindings()
             statement.strategies = strategies

@@ -1,0 +1,57 @@
+extension Database {
+    /// The model of `type` whose primary key is `id`, or nil.
+    ///
+    /// ```swift
+    /// let note = try db.find(Note.self, id: 1)
+    /// let user = try db.find(User.self, id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+    /// ```
+    public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
+        let sql = "SELECT * FROM \(try quoteIdentifier(T.tableName)) WHERE \(try quoteIdentifier(T.primaryKey)) = ?"
+        let statement = try cachedStatement(for: sql)
+        defer { statement.reset() }
+        try statement.bind(value: id, at: 1)
+        guard let row = try statement.next() else { return nil }
+        return try T.rowDecoder.decode(T.self, from: row)
+    }
+
+    /// Every model of `type`, in primary key order.
+    public func fetchAll<T: Model>(_ type: T.Type) throws -> [T] {
+        try fetchAll(
+            T.self,
+            query: "SELECT * FROM \(try quoteIdentifier(T.tableName)) ORDER BY \(try quoteIdentifier(T.primaryKey))",
+            decoder: T.rowDecoder)
+    }
+
+    /// The models of `type` matching an SQL condition, in primary key order.
+    ///
+    /// ```swift
+    /// let recent = try db.fetchAll(Note.self, where: "created_at > :since", parameters: ["since": yesterday])
+    /// ```
+    ///
+    /// Values go in `parameters`, never into the condition's text.
+    public func fetchAll<T: Model>(
+        _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
+    ) throws -> [T] {
+        let sql =
+            "SELECT * FROM \(try quoteIdentifier(T.tableName)) WHERE \(condition) ORDER BY \(try quoteIdentifier(T.primaryKey))"
+        return try fetchAll(T.self, query: sql, parameters: parameters, decoder: T.rowDecoder)
+    }
+
+    /// The first model of `type` matching an SQL condition, or nil.
+    public func fetchOne<T: Model>(
+        _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
+    ) throws -> T? {
+        let sql =
+            "SELECT * FROM \(try quoteIdentifier(T.tableName)) WHERE \(condition) ORDER BY \(try quoteIdentifier(T.primaryKey)) LIMIT 1"
+        return try fetchOne(T.self, query: sql, parameters: parameters, decoder: T.rowDecoder)
+    }
+
+    /// The number of rows of `type`, optionally matching an SQL condition.
+    public func count<T: Model>(
+        _ type: T.Type, where condition: String? = nil, parameters: (any Encodable)? = nil
+    ) throws -> Int {
+        var sql = "SELECT count(*) FROM \(try quoteIdentifier(T.tableName))"
+        if let condition { sql += " WHERE \(condition)" }
+        return try fetchOne(Int.self, query: sql, parameters: parameters) ?? 0
+    }
+}

@@ -1,0 +1,183 @@
+/// The SQL of one model type, built once per connection from its coding keys.
+struct RecordSQL {
+    /// Coding keys in encoding order, and the column each maps to.
+    var keys: [String]
+    var columns: [String]
+    /// The coding key of the primary key.
+    var primaryKeyKey: String
+    var insert: String
+    var update: String
+    var upsert: String
+    var delete: String
+    var selectByRowID: String
+    /// The 1-based index of the primary key parameter in `insert`.
+    var insertPrimaryKeyParameter: Int32
+
+    init<T: Model>(for type: T.Type, keys: [String]) throws {
+        guard !T.tableName.isEmpty else {
+            throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
+        }
+        let mapping = T.keyEncodingStrategy.mapping
+        let columns = keys.map { mapping.name(for: $0) }
+        guard let primaryKeyOffset = columns.firstIndex(of: T.primaryKey) ?? keys.firstIndex(of: T.primaryKey) else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "\(T.self) has no coding key for its primary key column \"\(T.primaryKey)\"; "
+                    + "its keys are \(keys.joined(separator: ", "))")
+        }
+        // Parameters are named after the coding keys, so the encoder binds them without a mapping.
+        for key in keys where !Self.isParameterName(key) {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "\(T.self) has the coding key \"\(key)\", which cannot name an SQL parameter; "
+                    + "use letters, digits and underscores")
+        }
+        let table = try quoteIdentifier(T.tableName)
+        let quoted = try columns.map(quoteIdentifier)
+        let primaryKeyColumn = quoted[primaryKeyOffset]
+        let primaryKeyParameter = ":" + keys[primaryKeyOffset]
+        let parameters = keys.map { ":" + $0 }
+        let others = zip(quoted, parameters).enumerated().filter { $0.offset != primaryKeyOffset }.map(\.element)
+
+        self.keys = keys
+        self.columns = columns
+        self.primaryKeyKey = keys[primaryKeyOffset]
+        self.insertPrimaryKeyParameter = Int32(primaryKeyOffset + 1)
+        insert =
+            "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
+        let assignments = others.map { "\($0.0) = \($0.1)" }.joined(separator: ", ")
+        update =
+            others.isEmpty
+            ? "UPDATE \(table) SET \(primaryKeyColumn) = \(primaryKeyParameter) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
+            : "UPDATE \(table) SET \(assignments) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
+        let excluded = others.map { "\($0.0) = excluded.\($0.0)" }.joined(separator: ", ")
+        upsert =
+            insert + " ON CONFLICT (\(primaryKeyColumn)) "
+            + (others.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(excluded)")
+        delete = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
+        selectByRowID = "SELECT * FROM \(table) WHERE rowid = ?"
+    }
+
+    static func isParameterName(_ key: String) -> Bool {
+        guard let first = key.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
+        else { return false }
+        return key.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0)
+        }
+    }
+}
+
+/// `name` as an SQL identifier in double quotes, with embedded quotes doubled: `a"b` → `"a""b"`.
+///
+/// - Throws: ``DatabaseError/Code/invalidArgument`` for a name with a NUL character, which would cut the SQL short.
+func quoteIdentifier(_ name: String) throws -> String {
+    guard !name.unicodeScalars.contains("\u{0}") else {
+        throw DatabaseError(code: .invalidArgument, message: "an SQL identifier cannot contain a NUL character")
+    }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Collects the coding keys a value encodes at its top level, in order, without encoding any value.
+final class KeyCollector: Encoder {
+    var keys: [String] = []
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Container<Key>(collector: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer(codingPath: []) }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        ColumnEncoder(strategies: ValueStrategies(), codingPath: [], userInfo: [:])
+    }
+
+    func add(_ key: String) {
+        if !keys.contains(key) { keys.append(key) }
+    }
+
+    struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let collector: KeyCollector
+        var codingPath: [any CodingKey] { [] }
+
+        mutating func encodeNil(forKey key: Key) throws { collector.add(key.stringValue) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { collector.add(key.stringValue) }
+        // Every overload: the standard library's defaults for the concrete ones skip nil, and a
+        // nil optional is still a column.
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { add(key) }
+
+        private func add(_ key: Key) { collector.add(key.stringValue) }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type, forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
+            collector.add(key.stringValue)
+            return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>(codingPath: []))
+        }
+
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            collector.add(key.stringValue)
+            return DiscardingUnkeyedContainer(codingPath: [])
+        }
+
+        mutating func superEncoder() -> any Encoder { collector }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { collector }
+    }
+}
+
+extension Database {
+    /// The SQL for `T`, built from the keys `instance` encodes and cached on the connection.
+    func recordSQL<T: Model>(for type: T.Type, instance: T) throws -> RecordSQL {
+        if let sql = recordSQLCache[ObjectIdentifier(T.self)] { return sql }
+        let collector = KeyCollector()
+        try instance.encode(to: collector)
+        return try cacheRecordSQL(for: T.self, keys: collector.keys)
+    }
+
+    /// Builds and caches the SQL of `T` for `keys`, replacing what was cached.
+    @discardableResult
+    func cacheRecordSQL<T: Model>(for type: T.Type, keys: [String]) throws -> RecordSQL {
+        let sql = try RecordSQL(for: T.self, keys: keys)
+        recordSQLCache[ObjectIdentifier(T.self)] = sql
+        return sql
+    }
+
+    /// Encodes `model` into the cached statement for `sql(record)`; when the model encoded a key
+    /// the cached SQL lacks (a custom `encode(to:)` that skips nil values), the SQL grows to
+    /// include it and the model is encoded again.
+    ///
+    /// `allKeys` is false for statements that bind only some keys on purpose (`DELETE` binds the primary key).
+    func encodeRecord<T: Model>(
+        _ model: T, statementFor sql: (RecordSQL) -> String, watchPrimaryKey: Bool = false, allKeys: Bool = true
+    ) throws -> (Statement, StatementEncoding, RecordSQL) {
+        var record = try recordSQL(for: T.self, instance: model)
+        for _ in 0..<2 {
+            let statement = try cachedStatement(for: sql(record))
+            let watched = watchPrimaryKey ? record.insertPrimaryKeyParameter : 0
+            let encoding = try StatementEncoder().encodePass(
+                model, to: statement, watching: watched, forRecord: true)
+            if !allKeys || encoding.skippedKeys.isEmpty {
+                return (statement, encoding, record)
+            }
+            record = try cacheRecordSQL(for: T.self, keys: record.keys + encoding.skippedKeys)
+        }
+        throw DatabaseError(
+            code: .invalidArgument, message: "\(T.self) encodes keys that its table SQL cannot hold",
+            sql: sql(record))
+    }
+}
