@@ -35,9 +35,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "strata-durability-child",
+            dependencies: ["Strata"],
+            path: "Tests/DurabilityChild",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "strata-durability-child"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
