@@ -125,7 +125,14 @@ extension Database {
     }
 
     public func setSecureDelete(_ mode: SecureDelete) throws {
-        try execute(query: "PRAGMA secure_delete = \(mode.rawValue)")
+        // SQLite reads the value as a boolean, so 2 would mean ON: FAST must be spelled out.
+        let value =
+            switch mode {
+            case .off: "OFF"
+            case .on: "ON"
+            case .fast: "FAST"
+            }
+        try execute(query: "PRAGMA secure_delete = \(value)")
     }
 
     /// Rebuilds the database file, reclaiming free pages. Fails inside a transaction.

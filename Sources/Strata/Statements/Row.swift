@@ -91,7 +91,10 @@ public struct Row {
 
     func read<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
         try checkCurrent()
-        let value = try statement.storedValue(at: index)
+        // Data reads TEXT as its bytes, so it gets them as they are, even when they are not valid UTF-8.
+        let value =
+            Value.self == Data.self || Value.self == Data?.self
+            ? statement.storedBytes(at: index) : try statement.storedValue(at: index)
         do {
             return try Value.decoded(from: value, using: statement.strategies)
         } catch {
@@ -114,6 +117,16 @@ extension Statement {
             return .blob(columnBlob(at: index))
         default:
             return .null
+        }
+    }
+
+    /// The value of column `index` with TEXT given as a BLOB of its bytes, for readers of bytes.
+    func storedBytes(at index: Int32) -> DatabaseValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT, SQLITE_BLOB: .blob(columnBlob(at: index))
+        default: .null
         }
     }
 

@@ -18,7 +18,7 @@ extension Statement {
     /// See https://www.sqlite.org/c3ref/bind_blob.html
     public func bind<Value: DatabaseValueConvertible>(value: Value, for name: String) throws {
         _ = try database.openHandle(sql: sql)
-        let stored = try value.storedValue(using: strategies)
+        let stored = try storedForBinding(value)
         for index in try parameterIndexes(for: name) {
             try bindStored(stored, at: index)
         }
@@ -29,7 +29,7 @@ extension Statement {
     /// - Throws: ``DatabaseError/Code/unknownParameter`` when `index` is outside `1...parameterCount`.
     public func bind<Value: DatabaseValueConvertible>(value: Value, at index: Int) throws {
         _ = try database.openHandle(sql: sql)
-        let stored = try value.storedValue(using: strategies)
+        let stored = try storedForBinding(value)
         try bindStored(stored, at: try parameterIndex(index))
     }
 
@@ -52,6 +52,15 @@ extension Statement {
     }
 
     // MARK: Internal
+
+    /// The stored form of `value` under the statement's strategies; a failure names the statement.
+    private func storedForBinding<Value: DatabaseValueConvertible>(_ value: Value) throws -> DatabaseValue {
+        do {
+            return try value.storedValue(using: strategies)
+        } catch let error as DatabaseError {
+            throw error.located(column: nil, index: nil, sql: sql)
+        }
+    }
 
     /// The indexes of the parameter `name`, which may carry its prefix.
     func parameterIndexes(for name: String) throws -> [Int32] {
@@ -97,6 +106,11 @@ extension Statement {
 
     @inline(__always)
     func bindReal(_ value: Double, at index: Int32) throws {
+        guard !value.isNaN else {
+            // SQLite would store NULL: a value lost without a word.
+            throw DatabaseError(
+                code: .invalidValue, message: "could not bind NaN: SQLite stores it as NULL", sql: sql)
+        }
         try bindChecked { sqlite3_bind_double(handle, index, value) }
     }
 

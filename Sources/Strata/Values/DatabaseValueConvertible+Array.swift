@@ -14,7 +14,8 @@ extension Array: DatabaseValueConvertible, StrategyAwareValue where Element: Cod
     }
 
     func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
-        if let bytes = self as? [UInt8] {
+        // Check the element type, not the cast: an empty array of any type casts to [UInt8].
+        if Element.self == UInt8.self, let bytes = self as? [UInt8] {
             return .blob(Data(bytes))
         }
         return try NestedValueCoding.encode(self, strategy: strategies.array)

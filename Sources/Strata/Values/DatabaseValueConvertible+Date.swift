@@ -6,8 +6,9 @@ public import Foundation
 /// Unix seconds.
 extension Date: DatabaseValueConvertible, StrategyAwareValue {
     public var databaseValue: DatabaseValue {
-        // A date outside years 0000...9999 has no sortable text; store its Unix seconds instead.
-        SQLiteDateFormat.string(from: self).map(DatabaseValue.text) ?? .real(timeIntervalSince1970)
+        // A date outside years 0000...9999 has no sortable text; store its Julian day, which reads back as REAL does.
+        SQLiteDateFormat.string(from: self).map(DatabaseValue.text)
+            ?? .real(timeIntervalSince1970 / 86_400 + Self.julianDayOfUnixEpoch)
     }
 
     public init(databaseValue: DatabaseValue) throws {

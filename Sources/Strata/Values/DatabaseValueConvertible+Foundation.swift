@@ -89,9 +89,10 @@ extension Decimal: DatabaseValueConvertible {
     public init(databaseValue: DatabaseValue) throws {
         switch databaseValue {
         case .text(let text):
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
-                !decimal.isNaN,
-                text.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E" })
+            // Decimal(string:) reads a number off the front of "1-2" or "1.5abc": check the whole text first.
+            guard Self.isDecimalNumber(text),
+                let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                !decimal.isNaN
             else {
                 throw DatabaseError.conversion(
                     .invalidValue, from: databaseValue, to: Decimal.self, reason: "not a number")
@@ -110,5 +111,29 @@ extension Decimal: DatabaseValueConvertible {
         case .blob:
             throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: Decimal.self)
         }
+    }
+
+    /// Whether `text` is `[+-]digits[.digits][(e|E)[+-]digits]` with at least one digit before the exponent.
+    private static func isDecimalNumber(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        func skipDigits() -> Int {
+            let count = bytes.prefix(while: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }).count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        func skip(_ characters: String) -> Bool {
+            guard let first = bytes.first, characters.utf8.contains(first) else { return false }
+            bytes = bytes.dropFirst()
+            return true
+        }
+        _ = skip("+-")
+        var digits = skipDigits()
+        if skip(".") { digits += skipDigits() }
+        guard digits > 0 else { return false }
+        if skip("eE") {
+            _ = skip("+-")
+            guard skipDigits() > 0 else { return false }
+        }
+        return bytes.isEmpty
     }
 }
