@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata query "SQL"`: runs one statement and prints its rows.
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Run one SQL statement and print its rows as a table, JSON or CSV.",
+        discussion: """
+            The database must exist: query never creates it. It is opened read-only, and reopened \
+            read-write only when the statement writes.
+
+            Formats:
+              table  aligned columns; NULL shows as NULL, a blob as an x'hex' literal
+              json   an array of objects, keys in column order; integers and reals
+                     are numbers, text is a string, NULL is null, a blob is a
+                     base64 string
+              csv    a header row, then a line per row, quoted as RFC 4180 says;
+                     NULL is an empty field, a blob is base64
+            """
+    )
+
+    @Argument(help: "One SQL statement.")
+    var sql: String
+
+    @OptionGroup var databaseOptions: DatabaseOptions
+
+    @Option(name: .long, help: "The output format.")
+    var format: OutputFormat = .table
+
+    func run() throws {
+        try reportingErrors {
+            guard databaseOptions.exists else {
+                throw CommandError("no database at \(databaseOptions.database)")
+            }
+            let result: QueryResult
+            do {
+                result = try Self.run(sql, path: databaseOptions.database, readOnly: true)
+            } catch let error as DatabaseError where error.resultCode?.primary == .readOnly {
+                // The statement writes: nothing was changed, so it runs again on a writable connection.
+                result = try Self.run(sql, path: databaseOptions.database, readOnly: false)
+            }
+            let output = format.render(result)
+            if !output.isEmpty {
+                Terminal.write(output)
+            }
+        }
+    }
+
+    private static func run(_ sql: String, path: String, readOnly: Bool) throws -> QueryResult {
+        let db = try Database(path: path, readOnly: readOnly)
+        defer { db.close() }
+        let statement = try db.prepare(query: sql)
+        var rows: [[DatabaseValue]] = []
+        while let row = try statement.next() {
+            rows.append(try (0..<row.columnCount).map { try row[$0] })
+        }
+        return QueryResult(columns: statement.columnNames, rows: rows, changes: db.changes)
+    }
+}
+
+/// The rows a statement returned.
+struct QueryResult {
+    var columns: [String]
+    var rows: [[DatabaseValue]]
+    /// Rows changed, for a statement that returns no columns.
+    var changes: Int
+}

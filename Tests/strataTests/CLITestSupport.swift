@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// A fresh folder under the system temp folder, removed when released; the working directory of a `strata` run.
+final class CLIWorkspace {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(name))
+    }
+
+    /// Writes `contents` to `name`, creating its folder.
+    func write(_ contents: String, to name: String) throws {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: file)
+    }
+
+    func read(_ name: String) throws -> String {
+        try String(contentsOf: url.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// Copies the repository's example `Migrations/` folder here.
+    func copyExampleMigrations() throws {
+        let source = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // strataTests
+            .deletingLastPathComponent()  // Tests
+            .deletingLastPathComponent()  // the package
+            .appendingPathComponent("Migrations")
+        try FileManager.default.copyItem(at: source, to: url.appendingPathComponent("Migrations"))
+    }
+
+    /// Runs `strata` with `arguments` in this folder.
+    func strata(_ arguments: String...) throws -> CLIResult {
+        try CLIResult.run(arguments, in: url)
+    }
+}
+
+/// The outcome of one `strata` process.
+struct CLIResult: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// The lines of standard output.
+    var lines: [String] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
+
+    /// Runs the built `strata` binary. Output goes through files, so a large output cannot block the process.
+    static func run(_ arguments: [String], in directory: URL) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = try strataBinary()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-output-\(UUID())")
+        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: outputs) }
+        let stdoutURL = outputs.appendingPathComponent("stdout")
+        let stderrURL = outputs.appendingPathComponent("stderr")
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
+        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try stdoutHandle.close()
+        try stderrHandle.close()
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: stdoutURL, encoding: .utf8),
+            stderr: try String(contentsOf: stderrURL, encoding: .utf8))
+    }
+
+    /// The `strata` executable SwiftPM built next to this test bundle (`.build…/debug/strata`).
+    static func strataBinary() throws -> URL {
+        if let override = ProcessInfo.processInfo.environment["STRATA_BINARY"] {
+            return URL(fileURLWithPath: override)
+        }
+        var folders: [URL] = []
+        if let first = CommandLine.arguments.first {
+            folders.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        if let executable = Bundle.main.executableURL {
+            folders.append(executable.resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        folders.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        // On macOS the test bundle is a folder (`….xctest/Contents/MacOS`); climb to the products folder.
+        for folder in folders {
+            var candidate = folder
+            for _ in 0..<4 {
+                let binary = candidate.appendingPathComponent("strata")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue,
+                    FileManager.default.isExecutableFile(atPath: binary.path)
+                {
+                    return binary
+                }
+                candidate = candidate.deletingLastPathComponent()
+            }
+        }
+        throw CLITestError(
+            "no strata binary next to the test bundle (looked in \(folders.map(\.path))); "
+                + "build with `swift build --build-tests` or set STRATA_BINARY")
+    }
+}
+
+struct CLITestError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
