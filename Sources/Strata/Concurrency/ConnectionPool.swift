@@ -1,0 +1,223 @@
+/// Lends a fixed set of connections to one task at a time.
+///
+/// A task takes an idle connection at once; when every connection is lent, it waits (suspended, holding no thread)
+/// and tasks are served in the order they asked. A task cancelled while it waits throws `CancellationError`; once it
+/// has a connection, its work runs to completion.
+///
+/// Closing is two steps: ``beginClosing()`` refuses new requests at once, then ``closeConnections()`` queues behind
+/// every request made before, takes each connection in turn when it comes back and closes it. So work in flight,
+/// including work still waiting for a connection, finishes first.
+final class ConnectionPool: Sendable {
+    private let state: LockedValue<State>
+    private let count: Int
+
+    private struct State {
+        var idle: [SerialConnection]
+        var waiters = WaiterQueue()
+        var nextWaiterID: UInt64 = 0
+        var isClosed = false
+        /// Connections closed by ``closeConnections()``, which never come back to `idle`.
+        var retiredCount = 0
+    }
+
+    init(_ connections: [SerialConnection]) {
+        count = connections.count
+        state = LockedValue(State(idle: connections.reversed()))
+    }
+
+    /// A connection for the caller alone, until it gives it back with ``release(_:)``.
+    ///
+    /// - Throws: ``DatabaseError/Code/connectionClosed`` once closing has begun; `CancellationError` when the task is
+    ///   cancelled while it waits.
+    func acquire() async throws -> SerialConnection {
+        enum FirstTry {
+            case connection(SerialConnection)
+            case wait(id: UInt64)
+            case closed
+        }
+        let firstTry = state.withLock { state -> FirstTry in
+            if state.isClosed { return .closed }
+            if let connection = state.idle.popLast() { return .connection(connection) }
+            state.nextWaiterID += 1
+            return .wait(id: state.nextWaiterID)
+        }
+        let id: UInt64
+        switch firstTry {
+        case .connection(let connection): return connection
+        case .closed: throw Self.closedError
+        case .wait(let waiterID): id = waiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<SerialConnection, any Error>) in
+                enum Outcome {
+                    case connection(SerialConnection)
+                    case failure(any Error)
+                    case waiting
+                }
+                // The cancellation flag is set before the handler below runs, and both take the lock: either this
+                // sees the flag, or the handler finds the waiter queued and removes it.
+                let outcome = state.withLock { state -> Outcome in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if state.isClosed { return .failure(Self.closedError) }
+                    if let connection = state.idle.popLast() { return .connection(connection) }
+                    state.waiters.append(.request(id: id, continuation))
+                    return .waiting
+                }
+                switch outcome {
+                case .connection(let connection): continuation.resume(returning: connection)
+                case .failure(let error): continuation.resume(throwing: error)
+                case .waiting: break
+                }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in state.waiters.remove(id: id) }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Gives a connection back: to the longest-waiting task, or to the idle ones.
+    func release(_ connection: SerialConnection) {
+        let waiter = state.withLock { state -> Waiter? in
+            if let waiter = state.waiters.popFirst() { return waiter }
+            state.idle.append(connection)
+            return nil
+        }
+        waiter?.resume(with: connection)
+    }
+
+    /// Refuses every request from now on.
+    func beginClosing() {
+        state.withLock { state in state.isClosed = true }
+    }
+
+    /// Whether ``beginClosing()`` has been called.
+    var isClosed: Bool {
+        state.withLock { state in state.isClosed }
+    }
+
+    /// Waits for the work of every earlier request, then closes each connection. Safe to call more than once, and
+    /// from several tasks: each call returns once every connection is closed.
+    func closeConnections() async {
+        while let connection = await acquireForClosing() {
+            await connection.close()
+            retire(connection)
+        }
+    }
+
+    /// A connection still open, in turn behind every request made before, or nil once all are closed. Neither refused
+    /// once closing has begun nor cancellable.
+    private func acquireForClosing() async -> SerialConnection? {
+        enum FirstTry {
+            case connection(SerialConnection)
+            case allClosed
+            case wait
+        }
+        let firstTry = state.withLock { state -> FirstTry in
+            if state.retiredCount == count { return .allClosed }
+            if let connection = state.idle.popLast() { return .connection(connection) }
+            return .wait
+        }
+        switch firstTry {
+        case .connection(let connection): return connection
+        case .allClosed: return nil
+        case .wait: break
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<SerialConnection?, Never>) in
+            let firstTry = state.withLock { state -> FirstTry in
+                if state.retiredCount == count { return .allClosed }
+                if let connection = state.idle.popLast() { return .connection(connection) }
+                state.waiters.append(.closing(continuation))
+                return .wait
+            }
+            switch firstTry {
+            case .connection(let connection): continuation.resume(returning: connection)
+            case .allClosed: continuation.resume(returning: nil)
+            case .wait: break
+            }
+        }
+    }
+
+    /// Keeps a closed connection out of the pool. The last one releases every other `close` still waiting.
+    private func retire(_ connection: SerialConnection) {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.retiredCount += 1
+            guard state.retiredCount == count else { return [] }
+            var waiters: [Waiter] = []
+            while let waiter = state.waiters.popFirst() { waiters.append(waiter) }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(with: nil) }
+    }
+
+    fileprivate static var closedError: DatabaseError {
+        DatabaseError(code: .connectionClosed, message: "the database was closed")
+    }
+}
+
+/// A task waiting for a connection.
+private enum Waiter {
+    /// A request for work, which cancellation can withdraw.
+    case request(id: UInt64, CheckedContinuation<SerialConnection, any Error>)
+    /// A `close` taking the connections in turn; nil tells it every connection is closed.
+    case closing(CheckedContinuation<SerialConnection?, Never>)
+
+    /// Hands the waiter `connection`, or, with nil, tells it that the pool has no open connection left.
+    func resume(with connection: SerialConnection?) {
+        switch self {
+        case .request(_, let continuation):
+            if let connection {
+                continuation.resume(returning: connection)
+            } else {
+                continuation.resume(throwing: ConnectionPool.closedError)
+            }
+        case .closing(let continuation):
+            continuation.resume(returning: connection)
+        }
+    }
+}
+
+/// Tasks waiting for a connection, first come first served, with removal of a withdrawn request.
+///
+/// - Complexity: Appending and taking the first are amortized O(1); removing a withdrawn request is O(n).
+private struct WaiterQueue {
+    private var entries: [Waiter?] = []
+    private var head = 0
+
+    mutating func append(_ waiter: Waiter) {
+        entries.append(waiter)
+    }
+
+    mutating func popFirst() -> Waiter? {
+        while head < entries.count {
+            let entry = entries[head]
+            entries[head] = nil
+            head += 1
+            if let entry {
+                compactIfNeeded()
+                return entry
+            }
+        }
+        entries.removeAll(keepingCapacity: true)
+        head = 0
+        return nil
+    }
+
+    /// Withdraws the request `id`, and returns its continuation; nil when it was served already.
+    mutating func remove(id: UInt64) -> CheckedContinuation<SerialConnection, any Error>? {
+        for index in head..<entries.count {
+            if case .request(let entryID, let continuation) = entries[index], entryID == id {
+                entries[index] = nil
+                return continuation
+            }
+        }
+        return nil
+    }
+
+    private mutating func compactIfNeeded() {
+        if head >= 64 && head * 2 >= entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+    }
+}

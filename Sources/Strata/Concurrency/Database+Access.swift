@@ -1,0 +1,51 @@
+/// How ``DatabasePool`` and ``DatabaseQueue`` run a body on their connections.
+extension Database {
+    /// Runs `body` in a deferred transaction, so that all its statements read one snapshot, and ends it.
+    ///
+    /// In WAL mode the snapshot is taken at the first read and holds until the transaction ends, whatever the
+    /// writer commits meanwhile. See https://www.sqlite.org/isolation.html
+    func readTransaction<Output>(_ body: (Database) throws -> Output) throws -> Output {
+        try transaction(.deferred, body)
+    }
+
+    /// Runs `body` as ``readTransaction(_:)`` does, with writes refused for its duration (`PRAGMA query_only`), as
+    /// on a pool's read-only readers.
+    ///
+    /// See https://www.sqlite.org/pragma.html#pragma_query_only
+    func queryOnlyTransaction<Output>(_ body: (Database) throws -> Output) throws -> Output {
+        try execute(query: "PRAGMA query_only = ON")
+        // Turning it off again fails only on a closed connection, which has nothing left to protect.
+        defer { try? execute(query: "PRAGMA query_only = OFF") }
+        return try readTransaction(body)
+    }
+
+    /// Runs `body` outside any transaction, for work that cannot run in one (VACUUM, some pragmas, migrations that
+    /// manage their own transactions). **A transaction that `body` leaves open is rolled back**, so the connection
+    /// is clean for the next caller.
+    ///
+    /// - Throws: The error of `body`; ``DatabaseError/Code/invalidArgument`` when `body` returned with a transaction
+    ///   still open.
+    func withoutTransaction<Output>(_ body: (Database) throws -> Output) throws -> Output {
+        let output: Output
+        do {
+            output = try body(self)
+        } catch {
+            rollBackLeftoverTransaction()
+            throw error
+        }
+        if isInTransaction {
+            rollBackLeftoverTransaction()
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "writeWithoutTransaction returned with a transaction open; it was rolled back")
+        }
+        return output
+    }
+
+    private func rollBackLeftoverTransaction() {
+        // Rolling back fails only on a closed or broken connection; the error the caller needs is the first one.
+        if isInTransaction {
+            try? rollbackTransaction()
+        }
+    }
+}

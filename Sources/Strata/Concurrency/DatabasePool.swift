@@ -1,0 +1,181 @@
+/// A database file shared by the tasks of a server: one writer connection and several readers, in WAL mode.
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "app.sqlite", readers: 4)
+/// try await pool.write { db in try db.insert(&note) }
+/// let notes = try await pool.read { db in try db.fetchAll(Note.self) }
+/// await pool.close()
+/// ```
+///
+/// - **Writes are serialized.** Each ``write(_:)`` runs on the one writer connection in an immediate transaction: it
+///   commits when the block returns and rolls back when the block throws.
+/// - **Reads run in parallel** with each other and with the writer, each on one of the reader connections and in
+///   its own transaction, so **a read sees one consistent snapshot**: what was committed when it began, never a
+///   write in progress.
+/// - **Reader connections refuse writes**: they are opened read-only.
+/// - SQLite calls block, so each connection runs them on its own serial dispatch queue, never on Swift's
+///   cooperative thread pool; a task waiting for a connection is suspended and holds no thread.
+/// - When every connection of a kind is busy, tasks wait their turn in the order they asked. A task cancelled while
+///   it waits throws `CancellationError`; a block that has started runs to completion.
+/// - `SQLITE_BUSY` from another process is absorbed by each connection's ``Database/busyTimeout``.
+///
+/// The blocks are ordinary closures: they may read and change the caller's local variables, and the caller is
+/// suspended until the block has returned. Do not let the `Database`, or a `Statement` or `Row` made from it, escape
+/// the block: return values instead.
+///
+/// See https://www.sqlite.org/wal.html
+public final class DatabasePool: Sendable {
+    /// The path of the database file.
+    public let path: String
+    /// The number of reader connections, which is how many reads can run at once.
+    public let readerCount: Int
+
+    private let writer: ConnectionPool
+    private let readers: ConnectionPool
+
+    /// Opens the database file at `path`, creating it when missing, with one writer and `readers` reader
+    /// connections, and switches it to WAL mode.
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: "app.sqlite", readers: 8) { db in
+    ///     db.busyTimeout = 10
+    ///     db.dateStrategy = .integer
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: A database file. An in-memory database cannot be shared between connections: use
+    ///     ``DatabaseQueue/init(configure:)`` for one.
+    ///   - readers: How many reads can run at once; at least 1.
+    ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
+    ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
+    ///     (use ``writeWithoutTransaction(_:)``).
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` for an in-memory path or fewer than one reader; a
+    ///   ``DatabaseError`` when the file cannot be opened or kept in WAL mode; the error `configure` throws.
+    public init(
+        path: String,
+        readers: Int = 4,
+        configure: (@Sendable (Database) throws -> Void)? = nil
+    ) throws {
+        guard !Self.isInMemory(path) else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "a DatabasePool needs a database file: an in-memory database cannot be shared between "
+                    + "connections; use DatabaseQueue() for an in-memory database")
+        }
+        guard readers >= 1 else {
+            throw DatabaseError(
+                code: .invalidArgument, message: "a DatabasePool needs at least one reader, not \(readers)")
+        }
+        // The writer opens first: it creates the file and switches it to WAL, which read-only readers cannot do.
+        let writerDatabase = try Database(path: path)
+        let journalMode = try writerDatabase.journalMode
+        guard journalMode == .wal else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "a DatabasePool needs WAL mode, and the database at \(path) stays in \(journalMode) mode")
+        }
+        // A first read in WAL mode opens the WAL, so that the writer, closing last, checkpoints and removes it even
+        // when the pool never wrote.
+        try writerDatabase.execute(query: "SELECT count(*) FROM sqlite_schema")
+        try configure?(writerDatabase)
+        var readerConnections: [SerialConnection] = []
+        for index in 0..<readers {
+            let readerDatabase = try Database(path: path, readOnly: true)
+            try configure?(readerDatabase)
+            readerConnections.append(SerialConnection(readerDatabase, label: "strata.pool.reader.\(index)"))
+        }
+        self.path = path
+        self.readerCount = readers
+        self.writer = ConnectionPool([SerialConnection(writerDatabase, label: "strata.pool.writer")])
+        self.readers = ConnectionPool(readerConnections)
+    }
+
+    /// Runs `body` on the writer in a transaction: **it commits when `body` returns and rolls back when `body`
+    /// throws.** Writes run one at a time, in the order they were asked for.
+    ///
+    /// ```swift
+    /// var note = Note(content: "hello")
+    /// try await pool.write { db in try db.insert(&note) }
+    /// print(note.id)      // filled in by the insert
+    /// ```
+    ///
+    /// The transaction is `IMMEDIATE`: it takes the write lock at once, so another process's writer makes it wait
+    /// (up to the busy timeout) instead of failing halfway.
+    ///
+    /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
+    ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
+    /// - Throws: The error of `body`; a ``DatabaseError`` when the transaction cannot begin or commit;
+    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    ///   while it waits for the writer.
+    @discardableResult
+    @concurrent
+    public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
+        let connection = try await writer.acquire()
+        defer { writer.release(connection) }
+        return try await connection.perform { db in try db.transaction(.immediate, body) }
+    }
+
+    /// Runs `body` on the writer outside any transaction: for `VACUUM`, pragmas, and migrations that manage their
+    /// own transactions.
+    ///
+    /// ```swift
+    /// try await pool.writeWithoutTransaction { db in try db.vacuum() }
+    /// ```
+    ///
+    /// Each statement commits on its own. **A transaction `body` leaves open is rolled back**, and the call throws.
+    ///
+    /// - Throws: The error of `body`; ``DatabaseError/Code/invalidArgument`` when `body` left a transaction open;
+    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    ///   while it waits for the writer.
+    @discardableResult
+    @concurrent
+    public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
+        let connection = try await writer.acquire()
+        defer { writer.release(connection) }
+        return try await connection.perform { db in try db.withoutTransaction(body) }
+    }
+
+    /// Runs `body` on a reader, in parallel with other reads and with the writer, on a consistent snapshot.
+    ///
+    /// ```swift
+    /// let notes = try await pool.read { db in try db.fetchAll(Note.self) }
+    /// ```
+    ///
+    /// **All the statements of one read see the same snapshot**: the database as it was committed when the read
+    /// began, whatever the writer does meanwhile. **A read never waits for the writer.** Reader connections are
+    /// read-only: a write in `body` throws ``ResultCode/readOnly``.
+    ///
+    /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
+    ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
+    /// - Throws: The error of `body`; ``DatabaseError/Code/connectionClosed`` after ``close()``;
+    ///   `CancellationError` when the task is cancelled while it waits for a reader.
+    @concurrent
+    public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
+        let connection = try await readers.acquire()
+        defer { readers.release(connection) }
+        return try await connection.perform { db in try db.readTransaction(body) }
+    }
+
+    /// Closes the pool: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for
+    /// finishes, then every connection closes.**
+    ///
+    /// Calling it again, or from several tasks, is safe: each call returns once everything is closed.
+    public func close() async {
+        writer.beginClosing()
+        readers.beginClosing()
+        // Readers first: the writer, closing last, checkpoints the WAL into the database file and removes it.
+        await readers.closeConnections()
+        await writer.closeConnections()
+    }
+
+    /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``,
+    /// though work asked for before may still be finishing.
+    public var isClosed: Bool {
+        writer.isClosed
+    }
+
+    static func isInMemory(_ path: String) -> Bool {
+        path.isEmpty || path == ":memory:"
+    }
+}

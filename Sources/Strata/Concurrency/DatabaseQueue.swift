@@ -1,0 +1,135 @@
+/// One database connection shared by many tasks, one at a time: for in-memory databases, tests, and apps that do
+/// not need parallel reads.
+///
+/// ```swift
+/// let queue = try DatabaseQueue()                       // in-memory
+/// try await queue.write { db in
+///     try db.execute(query: "CREATE TABLE note (id INTEGER PRIMARY KEY, content TEXT)")
+/// }
+/// let count = try await queue.read { db in
+///     try db.fetchOne(Int.self, query: "SELECT count(*) FROM note")
+/// }
+/// await queue.close()
+/// ```
+///
+/// - **Every call is serialized**: reads and writes run one at a time, in the order they were asked for.
+/// - Each ``write(_:)`` runs in a transaction: it commits when the block returns and rolls back when it throws.
+/// - Each ``read(_:)`` runs in a transaction with writes refused (`PRAGMA query_only`).
+/// - SQLite calls run on the connection's serial dispatch queue, never on Swift's cooperative thread pool; a task
+///   waiting for its turn is suspended and holds no thread. A task cancelled while it waits throws
+///   `CancellationError`; a block that has started runs to completion.
+///
+/// The blocks are ordinary closures: they may read and change the caller's local variables, and the caller is
+/// suspended until the block has returned. Do not let the `Database`, or a `Statement` or `Row` made from it, escape
+/// the block: return values instead. Use ``DatabasePool`` when reads should run in parallel.
+public final class DatabaseQueue: Sendable {
+    /// The path of the database file, or `":memory:"`.
+    public let path: String
+
+    private let connection: ConnectionPool
+
+    /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:)``
+    /// does.
+    ///
+    /// ```swift
+    /// let queue = try DatabaseQueue(path: "app.sqlite") { db in db.busyTimeout = 10 }
+    /// ```
+    ///
+    /// - Parameter configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas
+    ///   there.
+    /// - Throws: A ``DatabaseError`` when the file cannot be opened; the error `configure` throws.
+    public init(path: String, configure: (@Sendable (Database) throws -> Void)? = nil) throws {
+        let database = try Database(path: path)
+        try configure?(database)
+        self.path = database.path
+        self.connection = ConnectionPool([SerialConnection(database, label: "strata.queue")])
+    }
+
+    /// Opens a private in-memory database, gone when the queue closes.
+    ///
+    /// ```swift
+    /// let queue = try DatabaseQueue()
+    /// ```
+    public convenience init(configure: (@Sendable (Database) throws -> Void)? = nil) throws {
+        try self.init(path: ":memory:", configure: configure)
+    }
+
+    /// Runs `body` in a transaction: **it commits when `body` returns and rolls back when `body` throws.**
+    ///
+    /// ```swift
+    /// var noteID: Int64 = 0
+    /// try await queue.write { db in
+    ///     try db.execute(query: "INSERT INTO note (content) VALUES ('hello')")
+    ///     noteID = db.lastInsertedId
+    /// }
+    /// ```
+    ///
+    /// The transaction is `IMMEDIATE`: it takes the write lock at once, so another process's writer makes it wait
+    /// (up to the busy timeout) instead of failing halfway.
+    ///
+    /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
+    ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
+    /// - Throws: The error of `body`; a ``DatabaseError`` when the transaction cannot begin or commit;
+    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    ///   while it waits for its turn.
+    @discardableResult
+    @concurrent
+    public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
+        let lease = try await connection.acquire()
+        defer { connection.release(lease) }
+        return try await lease.perform { db in try db.transaction(.immediate, body) }
+    }
+
+    /// Runs `body` outside any transaction: for `VACUUM`, pragmas, and migrations that manage their own
+    /// transactions.
+    ///
+    /// ```swift
+    /// try await queue.writeWithoutTransaction { db in try db.vacuum() }
+    /// ```
+    ///
+    /// Each statement commits on its own. **A transaction `body` leaves open is rolled back**, and the call throws.
+    ///
+    /// - Throws: The error of `body`; ``DatabaseError/Code/invalidArgument`` when `body` left a transaction open;
+    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    ///   while it waits for its turn.
+    @discardableResult
+    @concurrent
+    public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
+        let lease = try await connection.acquire()
+        defer { connection.release(lease) }
+        return try await lease.perform { db in try db.withoutTransaction(body) }
+    }
+
+    /// Runs `body` in a transaction with writes refused: **all its statements see the same data, and a write in
+    /// `body` throws ``ResultCode/readOnly``**, as it would on a ``DatabasePool`` reader.
+    ///
+    /// ```swift
+    /// let count = try await queue.read { db in try db.fetchOne(Int.self, query: "SELECT count(*) FROM note") }
+    /// ```
+    ///
+    /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
+    ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
+    /// - Throws: The error of `body`; ``DatabaseError/Code/connectionClosed`` after ``close()``;
+    ///   `CancellationError` when the task is cancelled while it waits for its turn.
+    @concurrent
+    public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
+        let lease = try await connection.acquire()
+        defer { connection.release(lease) }
+        return try await lease.perform { db in try db.queryOnlyTransaction(body) }
+    }
+
+    /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``,
+    /// though work asked for before may still be finishing.
+    public var isClosed: Bool {
+        connection.isClosed
+    }
+
+    /// Closes the queue: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for
+    /// finishes, then the connection closes.**
+    ///
+    /// Calling it again, or from several tasks, is safe: each call returns once the connection is closed.
+    public func close() async {
+        connection.beginClosing()
+        await connection.closeConnections()
+    }
+}
