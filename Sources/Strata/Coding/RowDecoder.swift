@@ -150,6 +150,13 @@ final class RowDecoding: Decoder {
     /// Decodes any `Decodable` from the column at `index`: through its ``DatabaseValueConvertible``
     /// conformance, as a single value, or from nested JSON or property list.
     func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, key: (any CodingKey)?) throws -> T {
+        do {
+            if let value = try statement.readCommon(T.self, at: index, strategies: strategies) {
+                return value
+            }
+        } catch {
+            throw decodingError(error, type: T.self, at: index, key: key)
+        }
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             return try decodeConvertible(convertible, as: T.self, at: index, key: key)
         }

@@ -207,6 +207,13 @@ final class StatementEncoding: Encoder {
     /// Binds any `Encodable`: through its ``DatabaseValueConvertible`` conformance, as a single
     /// value, or as nested JSON or property list.
     func bindValue<T: Encodable>(_ value: T, at indexes: [Int32], key: some CodingKey) throws {
+        // The common Foundation values, without the conformance look-up of the general path.
+        if T.self == Data.self, let data = value as? Data {
+            return try bind(at: indexes, key: key, value: value) { try statement.bindBlob(data, at: $0) }
+        }
+        if T.self == Date.self, let date = value as? Date {
+            return try bind(date, at: indexes, key: key)
+        }
         if let convertible = value as? any DatabaseValueConvertible {
             return try bind(convertible, at: indexes, key: key)
         }

@@ -43,6 +43,9 @@ public final class Database {
     /// SQL built for each record type, by type (see `RecordSQL`).
     var recordSQLCache: [ObjectIdentifier: RecordSQL] = [:]
 
+    /// The SQL of each record type that needs no instance: find, fetch all, delete by id (see `TableSQL`).
+    var tableSQLCache: [ObjectIdentifier: TableSQL] = [:]
+
     private var savepointDepth = 0
 
     /// Opens the database file at `path`, creating it when missing and `readOnly` is false.

@@ -6,8 +6,7 @@ extension Database {
     /// let user = try db.find(User.self, id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
     /// ```
     public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
-        let sql = "SELECT * FROM \(try quoteIdentifier(T.tableName)) WHERE \(try quoteIdentifier(T.primaryKey)) = ?"
-        let statement = try cachedStatement(for: sql)
+        let statement = try cachedStatement(for: try tableSQL(for: T.self).find)
         defer { statement.reset() }
         try statement.bind(value: id, at: 1)
         guard let row = try statement.next() else { return nil }
@@ -16,10 +15,7 @@ extension Database {
 
     /// Every model of `type`, in primary key order.
     public func fetchAll<T: Model>(_ type: T.Type) throws -> [T] {
-        try fetchAll(
-            T.self,
-            query: "SELECT * FROM \(try quoteIdentifier(T.tableName)) ORDER BY \(try quoteIdentifier(T.primaryKey))",
-            decoder: T.rowDecoder)
+        try fetchAll(T.self, query: try tableSQL(for: T.self).fetchAll, decoder: T.rowDecoder)
     }
 
     /// The models of `type` matching an SQL condition, in primary key order.
@@ -32,8 +28,8 @@ extension Database {
     public func fetchAll<T: Model>(
         _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
-        let sql =
-            "SELECT * FROM \(try quoteIdentifier(T.tableName)) WHERE \(condition) ORDER BY \(try quoteIdentifier(T.primaryKey))"
+        let table = try tableSQL(for: T.self)
+        let sql = "SELECT * FROM \(table.table) WHERE \(condition) ORDER BY \(table.primaryKey)"
         return try fetchAll(T.self, query: sql, parameters: parameters, decoder: T.rowDecoder)
     }
 
@@ -41,8 +37,8 @@ extension Database {
     public func fetchOne<T: Model>(
         _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
-        let sql =
-            "SELECT * FROM \(try quoteIdentifier(T.tableName)) WHERE \(condition) ORDER BY \(try quoteIdentifier(T.primaryKey)) LIMIT 1"
+        let table = try tableSQL(for: T.self)
+        let sql = "SELECT * FROM \(table.table) WHERE \(condition) ORDER BY \(table.primaryKey) LIMIT 1"
         return try fetchOne(T.self, query: sql, parameters: parameters, decoder: T.rowDecoder)
     }
 
@@ -50,7 +46,7 @@ extension Database {
     public func count<T: Model>(
         _ type: T.Type, where condition: String? = nil, parameters: (any Encodable)? = nil
     ) throws -> Int {
-        var sql = "SELECT count(*) FROM \(try quoteIdentifier(T.tableName))"
+        var sql = "SELECT count(*) FROM \(try tableSQL(for: T.self).table)"
         if let condition { sql += " WHERE \(condition)" }
         return try fetchOne(Int.self, query: sql, parameters: parameters) ?? 0
     }

@@ -59,8 +59,7 @@ extension Database {
     /// - Returns: Whether a row was deleted.
     @discardableResult
     public func delete<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> Bool {
-        let statement = try cachedStatement(
-            for: "DELETE FROM \(try quoteIdentifier(T.tableName)) WHERE \(try quoteIdentifier(T.primaryKey)) = ?")
+        let statement = try cachedStatement(for: try tableSQL(for: T.self).deleteByID)
         try statement.bind(value: id, at: 1)
         try statement.perform()
         return changes > 0

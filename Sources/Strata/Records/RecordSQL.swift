@@ -67,6 +67,36 @@ struct RecordSQL {
     }
 }
 
+/// The SQL of one model type that needs only its table and primary key, built once per connection.
+struct TableSQL {
+    var table: String
+    var primaryKey: String
+    var find: String
+    var fetchAll: String
+    var deleteByID: String
+
+    init<T: Model>(for type: T.Type) throws {
+        guard !T.tableName.isEmpty else {
+            throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
+        }
+        table = try quoteIdentifier(T.tableName)
+        primaryKey = try quoteIdentifier(T.primaryKey)
+        find = "SELECT * FROM \(table) WHERE \(primaryKey) = ?"
+        fetchAll = "SELECT * FROM \(table) ORDER BY \(primaryKey)"
+        deleteByID = "DELETE FROM \(table) WHERE \(primaryKey) = ?"
+    }
+}
+
+extension Database {
+    /// The table-level SQL of `T`, cached on the connection.
+    func tableSQL<T: Model>(for type: T.Type) throws -> TableSQL {
+        if let sql = tableSQLCache[ObjectIdentifier(T.self)] { return sql }
+        let sql = try TableSQL(for: T.self)
+        tableSQLCache[ObjectIdentifier(T.self)] = sql
+        return sql
+    }
+}
+
 /// `name` as an SQL identifier in double quotes, with embedded quotes doubled: `a"b` → `"a""b"`.
 ///
 /// - Throws: ``DatabaseError/Code/invalidArgument`` for a name with a NUL character, which would cut the SQL short.

@@ -91,6 +91,13 @@ public struct Row {
 
     func read<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
         try checkCurrent()
+        do {
+            if let value = try statement.readCommon(Value.self, at: index, strategies: statement.strategies) {
+                return value
+            }
+        } catch let error as DatabaseError {
+            throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
+        }
         // Data reads TEXT as its bytes, so it gets them as they are, even when they are not valid UTF-8.
         let value =
             Value.self == Data.self || Value.self == Data?.self
@@ -104,6 +111,24 @@ public struct Row {
 }
 
 extension Statement {
+    /// Reads the types most code reads straight from the C API, skipping the `DatabaseValue` and
+    /// protocol look-ups of the general path; nil for any other type.
+    ///
+    /// A comparison of metatypes costs a pointer compare, and the cast of a value to the type it
+    /// already has always succeeds.
+    @inline(__always)
+    func readCommon<T>(_ type: T.Type, at index: Int32, strategies: ValueStrategies) throws -> T? {
+        if T.self == Int64.self { return try readInteger(Int64.self, at: index) as? T }
+        if T.self == Int.self { return try readInteger(Int.self, at: index) as? T }
+        if T.self == Double.self { return try readDouble(at: index) as? T }
+        if T.self == String.self { return try readString(at: index) as? T }
+        if T.self == Bool.self { return try readBool(at: index) as? T }
+        // Data reads TEXT as its bytes, so it gets them as they are, even when they are not valid UTF-8.
+        if T.self == Data.self { return try Data(databaseValue: storedBytes(at: index)) as? T }
+        if T.self == Date.self { return try Date(databaseValue: storedValue(at: index), using: strategies) as? T }
+        return nil
+    }
+
     /// The value of column `index` of the current row. Callers have checked the row is current.
     func storedValue(at index: Int32) throws -> DatabaseValue {
         switch sqlite3_column_type(handle, index) {
