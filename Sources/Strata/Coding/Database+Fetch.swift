@@ -25,7 +25,7 @@ extension Database {
     public func fetchAll<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> [T] {
-        try collect(query: query, parameters: parameters) {
+        try collect(query: query, parameters: QueryParameters(parameters)) {
             decoder.makeDecoding(for: $0)
         } decode: {
             try $0.decodeRow(T.self)
@@ -36,7 +36,7 @@ extension Database {
     public func fetchAll<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
-        try collect(query: query, parameters: parameters) {
+        try collect(query: query, parameters: QueryParameters(parameters)) {
             $0
         } decode: {
             try $0.scalar(T.self)
@@ -48,7 +48,7 @@ extension Database {
     public func fetchAll<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
-        try collect(query: query, parameters: parameters) {
+        try collect(query: query, parameters: QueryParameters(parameters)) {
             $0
         } decode: {
             try $0.scalar(T.self)
@@ -59,21 +59,23 @@ extension Database {
     public func fetchOne<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> T? {
-        try first(query: query, parameters: parameters) { try decoder.makeDecoding(for: $0).decodeRow(T.self) }
+        try first(query: query, parameters: QueryParameters(parameters)) {
+            try decoder.makeDecoding(for: $0).decodeRow(T.self)
+        }
     }
 
     /// The first row of a one-column `query` as `T`, or nil when there is none.
     public func fetchOne<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
-        try first(query: query, parameters: parameters) { try $0.scalar(T.self) }
+        try first(query: query, parameters: QueryParameters(parameters)) { try $0.scalar(T.self) }
     }
 
     /// The first row of a one-column `query` as `T`, or nil when there is none.
     public func fetchOne<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
-        try first(query: query, parameters: parameters) { try $0.scalar(T.self) }
+        try first(query: query, parameters: QueryParameters(parameters)) { try $0.scalar(T.self) }
     }
 
     /// A lazy cursor over the rows of `query`, decoding one row per ``FetchCursor/next()``.
@@ -82,7 +84,7 @@ extension Database {
     public func fetchCursor<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> FetchCursor<T> {
-        let statement = try cursorStatement(query: query, parameters: parameters)
+        let statement = try cursorStatement(query: query, parameters: QueryParameters(parameters))
         let decoding = decoder.makeDecoding(for: statement)
         return FetchCursor(statement: statement) { _ in try decoding.decodeRow(T.self) }
     }
@@ -91,37 +93,37 @@ extension Database {
     public func fetchCursor<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> FetchCursor<T> {
-        FetchCursor(statement: try cursorStatement(query: query, parameters: parameters)) { try $0.scalar(T.self) }
+        FetchCursor(statement: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
+            try $0.scalar(T.self)
+        }
     }
 
     /// A lazy cursor over a one-column `query`, reading each value as `T`.
     public func fetchCursor<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> FetchCursor<T> {
-        FetchCursor(statement: try cursorStatement(query: query, parameters: parameters)) { try $0.scalar(T.self) }
+        FetchCursor(statement: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
+            try $0.scalar(T.self)
+        }
     }
 
     // MARK: Internal
 
-    private func prepared(query: String, parameters: (any Encodable)?) throws -> Statement {
+    func prepared(query: String, parameters: QueryParameters) throws -> Statement {
         let statement = try cachedStatement(for: query)
-        if let parameters {
-            try StatementEncoder().encode(parameters, to: statement)
-        }
+        try parameters.bind(to: statement)
         return statement
     }
 
-    private func cursorStatement(query: String, parameters: (any Encodable)?) throws -> Statement {
+    func cursorStatement(query: String, parameters: QueryParameters) throws -> Statement {
         // A cursor keeps its statement across calls, so it gets one of its own rather than a cached one.
         let statement = try prepare(query: query)
-        if let parameters {
-            try StatementEncoder().encode(parameters, to: statement)
-        }
+        try parameters.bind(to: statement)
         return statement
     }
 
-    private func collect<Context, T>(
-        query: String, parameters: (any Encodable)?, context: (Statement) -> Context,
+    func collect<Context, T>(
+        query: String, parameters: QueryParameters, context: (Statement) -> Context,
         decode: (Context) throws -> T
     ) throws -> [T] {
         let statement = try prepared(query: query, parameters: parameters)
@@ -138,7 +140,7 @@ extension Database {
         return results
     }
 
-    private func first<T>(query: String, parameters: (any Encodable)?, decode: (Statement) throws -> T) throws -> T? {
+    func first<T>(query: String, parameters: QueryParameters, decode: (Statement) throws -> T) throws -> T? {
         let statement = try prepared(query: query, parameters: parameters)
         statement.isLeased = true
         defer {
@@ -158,7 +160,12 @@ extension Statement {
                 code: .invalidArgument,
                 message: "fetching \(T.self) needs a query with one column; this one has \(columnCount)", sql: sql)
         }
-        let value = try storedValue(at: 0)
+        let value: DatabaseValue
+        do {
+            value = try storedValue(at: 0)
+        } catch {
+            throw conversionError(error, reading: T.self, from: .null, at: 0)
+        }
         do {
             return try T.decoded(from: value, using: strategies)
         } catch {

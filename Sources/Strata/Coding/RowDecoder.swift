@@ -175,7 +175,7 @@ final class RowDecoding: Decoder {
     func decodingError(_ error: any Error, type: Any.Type, at index: Int32, key: (any CodingKey)?) -> any Error {
         guard let databaseError = error as? DatabaseError else { return error }
         let name = statement.columnNames.indices.contains(Int(index)) ? statement.columnNames[Int(index)] : nil
-        let located = databaseError.located(column: name, index: Int(index), sql: nil)
+        let located = databaseError.naming(requested: type).located(column: name, index: Int(index), sql: nil)
         let context = DecodingError.Context(
             codingPath: key.map { codingPath + [$0] } ?? codingPath,
             debugDescription: located.description,

@@ -28,26 +28,72 @@ extension Database {
     public func fetchAll<T: Model>(
         _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
-        let table = try tableSQL(for: T.self)
-        let sql = "SELECT * FROM \(table.table) WHERE \(condition) ORDER BY \(table.primaryKey)"
-        return try fetchAll(T.self, query: sql, parameters: parameters, decoder: T.rowDecoder)
+        try fetchAll(T.self, where: condition, QueryParameters(parameters))
+    }
+
+    /// The models of `type` matching an SQL condition, with parameters of any storable types.
+    public func fetchAll<T: Model>(
+        _ type: T.Type, where condition: String, parameters: [String: (any DatabaseValueConvertible)?]
+    ) throws -> [T] {
+        try fetchAll(T.self, where: condition, .values(parameters))
     }
 
     /// The first model of `type` matching an SQL condition, or nil.
     public func fetchOne<T: Model>(
         _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
-        let table = try tableSQL(for: T.self)
-        let sql = "SELECT * FROM \(table.table) WHERE \(condition) ORDER BY \(table.primaryKey) LIMIT 1"
-        return try fetchOne(T.self, query: sql, parameters: parameters, decoder: T.rowDecoder)
+        try fetchOne(T.self, where: condition, QueryParameters(parameters))
+    }
+
+    /// The first model of `type` matching an SQL condition, with parameters of any storable types.
+    public func fetchOne<T: Model>(
+        _ type: T.Type, where condition: String, parameters: [String: (any DatabaseValueConvertible)?]
+    ) throws -> T? {
+        try fetchOne(T.self, where: condition, .values(parameters))
     }
 
     /// The number of rows of `type`, optionally matching an SQL condition.
     public func count<T: Model>(
         _ type: T.Type, where condition: String? = nil, parameters: (any Encodable)? = nil
     ) throws -> Int {
+        try count(T.self, where: condition, QueryParameters(parameters))
+    }
+
+    /// The number of rows of `type` matching an SQL condition, with parameters of any storable types.
+    public func count<T: Model>(
+        _ type: T.Type, where condition: String, parameters: [String: (any DatabaseValueConvertible)?]
+    ) throws -> Int {
+        try count(T.self, where: condition, .values(parameters))
+    }
+
+    // MARK: Internal
+
+    private func fetchAll<T: Model>(_ type: T.Type, where condition: String, _ parameters: QueryParameters) throws
+        -> [T]
+    {
+        let table = try tableSQL(for: T.self)
+        let sql = "SELECT * FROM \(table.table) WHERE \(condition) ORDER BY \(table.primaryKey)"
+        return try collect(query: sql, parameters: parameters) {
+            T.rowDecoder.makeDecoding(for: $0)
+        } decode: {
+            try $0.decodeRow(T.self)
+        }
+    }
+
+    private func fetchOne<T: Model>(_ type: T.Type, where condition: String, _ parameters: QueryParameters) throws
+        -> T?
+    {
+        let table = try tableSQL(for: T.self)
+        let sql = "SELECT * FROM \(table.table) WHERE \(condition) ORDER BY \(table.primaryKey) LIMIT 1"
+        return try first(query: sql, parameters: parameters) {
+            try T.rowDecoder.makeDecoding(for: $0).decodeRow(T.self)
+        }
+    }
+
+    private func count<T: Model>(_ type: T.Type, where condition: String?, _ parameters: QueryParameters) throws -> Int
+    {
         var sql = "SELECT count(*) FROM \(try tableSQL(for: T.self).table)"
         if let condition { sql += " WHERE \(condition)" }
-        return try fetchOne(Int.self, query: sql, parameters: parameters) ?? 0
+        return try first(query: sql, parameters: parameters) { try $0.scalar(Int.self) } ?? 0
     }
 }

@@ -97,3 +97,34 @@ struct FetchTests {
         #expect(error.code == .connectionClosed)
     }
 }
+
+@Suite("Dictionaries of mixed values as parameters")
+struct MixedParameterTests {
+    @Test func aLiteralWithValuesOfSeveralTypesBindsEachByName() throws {
+        let db = try Database()
+        try db.execute(query: "CREATE TABLE foo (name TEXT, age INTEGER, seen TEXT)")
+        try db.execute(
+            query: "INSERT INTO foo VALUES (:name, :age, :seen)",
+            parameters: ["name": "Bar", "age": 42, "seen": Date(timeIntervalSince1970: 0)])
+        try db.execute(
+            query: "INSERT INTO foo VALUES (:name, :age, :seen)", parameters: ["name": "Baz", "age": nil, "seen": nil])
+        #expect(
+            try db.fetchAll(
+                String.self, query: "SELECT name FROM foo WHERE age = :age AND name = :name",
+                parameters: ["age": 42, "name": "Bar"]) == ["Bar"])
+        #expect(
+            try db.fetchOne(String.self, query: "SELECT seen FROM foo WHERE name = :name", parameters: ["name": "Bar"])
+                == "1970-01-01 00:00:00.000")
+        #expect(
+            try db.fetchOne(
+                Int?.self, query: "SELECT age FROM foo WHERE name = :n", parameters: ["n": "Baz", "unused": 1])
+                == .some(nil))
+    }
+
+    @Test func aParameterTheDictionaryLacksThrows() throws {
+        let db = try Database()
+        #expect(throws: EncodingError.self) {
+            try db.fetchAll(Int.self, query: "SELECT :a + :b", parameters: ["a": 1, "c": "x"])
+        }
+    }
+}

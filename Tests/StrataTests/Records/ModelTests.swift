@@ -227,3 +227,24 @@ struct ModelTests {
             ])
     }
 }
+
+@Suite("Records with mixed parameters")
+struct ModelMixedParameterTests {
+    @Test func filteredFetchesTakeMixedDictionaries() throws {
+        let db = try Database()
+        try db.execute(
+            query: "CREATE TABLE note (id INTEGER PRIMARY KEY, createdAt TEXT NOT NULL, content TEXT NOT NULL)")
+        for (index, text) in ["apple", "banana"].enumerated() {
+            var note = Note(id: nil, createdAt: Date(timeIntervalSince1970: Double(index)), content: text)
+            try db.insert(&note)
+        }
+        let since = Date(timeIntervalSince1970: 0.5)
+        let notes = try db.fetchAll(
+            Note.self, where: "content LIKE :q AND createdAt > :since", parameters: ["q": "b%", "since": since])
+        #expect(notes.map(\.content) == ["banana"])
+        #expect(
+            try db.fetchOne(Note.self, where: "id = :id AND content = :c", parameters: ["id": 1, "c": "apple"])?.content
+                == "apple")
+        #expect(try db.count(Note.self, where: "id > :id AND content <> :c", parameters: ["id": 0, "c": "x"]) == 2)
+    }
+}
