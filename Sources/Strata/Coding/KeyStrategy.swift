@@ -84,3 +84,10 @@ extension RowDecoder {
         }
     }
 }
+
+extension ValueStrategies {
+    /// These strategies with a coder's overrides applied; nil keeps the statement's.
+    func overridden(date: DateStrategy?, array: ArrayStrategy?, uuid: UUIDStrategy?) -> ValueStrategies {
+        ValueStrategies(date: date ?? self.date, array: array ?? self.array, uuid: uuid ?? self.uuid)
+    }
+}

@@ -48,11 +48,7 @@ public struct RowDecoder: Sendable {
     }
 
     func strategies(for statement: Statement) -> ValueStrategies {
-        var strategies = statement.strategies
-        if let dateStrategy { strategies.date = dateStrategy }
-        if let arrayStrategy { strategies.array = arrayStrategy }
-        if let uuidStrategy { strategies.uuid = uuidStrategy }
-        return strategies
+        statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
     }
 
     /// A decoding pass over `statement`, whose rows it decodes one after another.

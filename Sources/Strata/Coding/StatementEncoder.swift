@@ -50,10 +50,7 @@ public struct StatementEncoder: Sendable {
         _ = try statement.database.openHandle(sql: statement.sql)
         statement.reset()
         statement.clearBindings()
-        var strategies = statement.strategies
-        if let dateStrategy { strategies.date = dateStrategy }
-        if let arrayStrategy { strategies.array = arrayStrategy }
-        if let uuidStrategy { strategies.uuid = uuidStrategy }
+        let strategies = statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
         let encoding = StatementEncoding(
             statement: statement, mapping: keyEncodingStrategy.mapping, strategies: strategies, userInfo: userInfo)
         encoding.watchedParameter = watchedParameter
