@@ -68,8 +68,8 @@ final class RowDecoding: Decoder {
     let strategies: ValueStrategies
     let userInfo: [CodingUserInfoKey: Any]
     var codingPath: [any CodingKey] = []
-    /// How many keys this row has looked up so far.
-    var position = 0
+    /// How many keys this row has looked up so far. Unchecked for exclusivity as in `CodingCache`.
+    @exclusivity(unchecked) var position = 0
 
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,

@@ -47,7 +47,7 @@ public struct StatementEncoder: Sendable {
     func encodePass<T: Encodable>(
         _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false
     ) throws -> StatementEncoding {
-        _ = try statement.database.openHandle(sql: statement.sql)
+        _ = try statement.connection.openHandle(sql: statement.sql)
         statement.reset()
         statement.clearBindings()
         let strategies = statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
@@ -68,16 +68,17 @@ final class StatementEncoding: Encoder {
     let strategies: ValueStrategies
     let userInfo: [CodingUserInfoKey: Any]
     var codingPath: [any CodingKey] = []
-    var position = 0
+    /// How many keys this pass has bound so far. Unchecked for exclusivity as in `CodingCache`.
+    @exclusivity(unchecked) var position = 0
     /// The first failure inside a container method that cannot throw; reported when the pass ends.
     var deferredError: (any Error)?
     /// A parameter index to watch, 0 for none, and whether the pass bound NULL to it.
     var watchedParameter: Int32 = 0
-    var watchedWasNull = false
+    @exclusivity(unchecked) var watchedWasNull = false
     /// Records leave unbound parameters NULL (a custom `encode(to:)` may omit nil values) and
     /// collect the keys that found no parameter, so that their SQL can grow to include them.
     var forRecord = false
-    var skippedKeys: [String] = []
+    @exclusivity(unchecked) var skippedKeys: [String] = []
 
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,

@@ -18,8 +18,11 @@ public import Foundation
 ///
 /// See https://www.sqlite.org/c3ref/open.html
 public final class Database {
-    /// The connection; nil once closed. Statements check it before every call.
-    private(set) var handle: OpaquePointer?
+    /// The handle this database shares with its statements.
+    let connection: Connection
+
+    /// The SQLite handle; nil once closed.
+    var handle: OpaquePointer? { connection.handle }
 
     /// The file path, or `":memory:"`.
     public let path: String
@@ -60,14 +63,14 @@ public final class Database {
         let inMemory = path == ":memory:" || path.isEmpty
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        var connection: OpaquePointer?
-        let result = sqlite3_open_v2(path, &connection, flags, nil)
-        guard result == SQLITE_OK, let connection else {
-            let error = DatabaseError.sqlite(result, connection: connection)
-            sqlite3_close_v2(connection)
+        var opened: OpaquePointer?
+        let result = sqlite3_open_v2(path, &opened, flags, nil)
+        guard result == SQLITE_OK, let connection = opened else {
+            let error = DatabaseError.sqlite(result, connection: opened)
+            sqlite3_close_v2(opened)
             throw error.withMessage("could not open database at \(path): \(error.message)")
         }
-        handle = connection
+        self.connection = Connection(handle: connection)
         sqlite3_extended_result_codes(connection, 1)
         sqlite3_busy_timeout(connection, 5000)
         busyTimeout = 5
@@ -93,21 +96,14 @@ public final class Database {
         try self.init(path: ":memory:")
     }
 
-    deinit {
-        close()
-    }
+    // No deinit: the connection closes when its last owner goes, this database or a statement the
+    // caller still holds (see `Connection`). The statement cache releases its statements with it.
 
-    /// Closes the connection. Safe to call twice; statements still alive throw
+    /// Closes the connection now. Safe to call twice; statements still alive throw
     /// ``DatabaseError/Code/connectionClosed`` from then on.
     public func close() {
-        guard let connection = handle else { return }
         statementCache.removeAll()
-        // Finalize what is still prepared; their `Statement` objects see the nil handle and never touch them again.
-        while let statement = sqlite3_next_stmt(connection, nil) {
-            sqlite3_finalize(statement)
-        }
-        sqlite3_close_v2(connection)
-        handle = nil
+        connection.close()
     }
 
     /// Whether ``close()`` has been called.
@@ -116,8 +112,7 @@ public final class Database {
     /// The connection, or a thrown ``DatabaseError/Code/connectionClosed``.
     @inline(__always)
     func openHandle(sql: String? = nil) throws -> OpaquePointer {
-        guard let handle else { throw DatabaseError.closed(sql: sql) }
-        return handle
+        try connection.openHandle(sql: sql)
     }
 
     /// Runs one or more SQL statements separated by semicolons, discarding any rows.

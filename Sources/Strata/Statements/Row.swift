@@ -59,7 +59,7 @@ public struct Row {
     /// Checks that the row is still the statement's current row on an open connection.
     @inline(__always)
     func checkCurrent() throws {
-        guard statement.database.handle != nil else { throw DatabaseError.closed(sql: statement.sql) }
+        guard statement.connection.handle != nil else { throw DatabaseError.closed(sql: statement.sql) }
         guard statement.generation == generation else {
             throw DatabaseError(
                 code: .staleRow,
@@ -99,9 +99,14 @@ public struct Row {
             throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
         }
         // Data reads TEXT as its bytes, so it gets them as they are, even when they are not valid UTF-8.
-        let value =
-            Value.self == Data.self || Value.self == Data?.self
-            ? statement.storedBytes(at: index) : try statement.storedValue(at: index)
+        let value: DatabaseValue
+        do {
+            value =
+                Value.self == Data.self || Value.self == Data?.self
+                ? statement.storedBytes(at: index) : try statement.storedValue(at: index)
+        } catch {
+            throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
+        }
         do {
             return try Value.decoded(from: value, using: statement.strategies)
         } catch {
@@ -159,11 +164,19 @@ extension Statement {
     func columnText(at index: Int32) throws -> String {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
-        guard let text = String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) else {
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        // `String(decoding:)` is the standard library's fast, specialized path, but it repairs invalid
+        // UTF-8; the text is valid exactly when the repair changed no byte.
+        var text = String(decoding: buffer, as: UTF8.self)
+        let unchanged = text.withUTF8 { decoded in
+            guard decoded.count == count, let decodedBytes = decoded.baseAddress else { return decoded.count == count }
+            return memcmp(decodedBytes, bytes, count) == 0
+        }
+        guard unchanged else {
             throw DatabaseError(
                 code: .invalidValue,
                 message: "TEXT is not valid UTF-8; read the column as Data to get its bytes",
-                sql: sql, column: columnNames[Int(index)], columnIndex: Int(index))
+                sql: sql, column: columnNames[Int(index)], columnIndex: Int(index), underlyingError: InvalidUTF8Text())
         }
         return text
     }
@@ -180,11 +193,24 @@ extension Statement {
     {
         let name = columnNames.indices.contains(Int(index)) ? columnNames[Int(index)] : nil
         if let error = error as? DatabaseError {
-            return error.located(column: name, index: Int(index), sql: sql)
+            return error.naming(requested: type).located(column: name, index: Int(index), sql: sql)
         }
         return DatabaseError(
             code: .invalidValue,
             message: "could not decode \(type) from \(value.storageClassName): \(error)",
             sql: sql, column: name, columnIndex: Int(index), underlyingError: error)
+    }
+}
+
+/// Marks the error of TEXT that is not valid UTF-8: the column reader adds the type it was asked for.
+struct InvalidUTF8Text: Error {}
+
+extension DatabaseError {
+    /// The error of invalid UTF-8 TEXT, reworded to name the requested type like every other conversion error:
+    /// `could not decode Int from TEXT (not valid UTF-8; ...)`. Any other error is returned as it is.
+    func naming(requested type: Any.Type) -> DatabaseError {
+        guard underlyingError is InvalidUTF8Text else { return self }
+        return withMessage(
+            "could not decode \(type) from TEXT (not valid UTF-8; read the column as Data to get its bytes)")
     }
 }

@@ -17,7 +17,7 @@ extension Statement {
     ///
     /// See https://www.sqlite.org/c3ref/bind_blob.html
     public func bind<Value: DatabaseValueConvertible>(value: Value, for name: String) throws {
-        _ = try database.openHandle(sql: sql)
+        _ = try connection.openHandle(sql: sql)
         let stored = try storedForBinding(value)
         for index in try parameterIndexes(for: name) {
             try bindStored(stored, at: index)
@@ -28,7 +28,7 @@ extension Statement {
     ///
     /// - Throws: ``DatabaseError/Code/unknownParameter`` when `index` is outside `1...parameterCount`.
     public func bind<Value: DatabaseValueConvertible>(value: Value, at index: Int) throws {
-        _ = try database.openHandle(sql: sql)
+        _ = try connection.openHandle(sql: sql)
         let stored = try storedForBinding(value)
         try bindStored(stored, at: try parameterIndex(index))
     }
@@ -165,6 +165,6 @@ extension Statement {
         if result == SQLITE_RANGE {
             throw DatabaseError(code: .unknownParameter, message: "parameter index out of range", sql: sql)
         }
-        throw DatabaseError.sqlite(result, connection: database.handle, sql: sql)
+        throw DatabaseError.sqlite(result, connection: connection.handle, sql: sql)
     }
 }

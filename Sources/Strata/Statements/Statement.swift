@@ -16,7 +16,9 @@ import Foundation
 ///
 /// See https://www.sqlite.org/c3ref/stmt.html
 public final class Statement {
-    let database: Database
+    /// The handle shared with the database; not the database itself, so a statement the
+    /// database caches does not keep it alive.
+    let connection: Connection
     let handle: OpaquePointer
 
     /// The SQL text the statement was prepared from.
@@ -35,7 +37,10 @@ public final class Statement {
     var strategies: ValueStrategies
 
     /// Bumped whenever the statement moves: rows remember the generation they were read at.
-    private(set) var generation: UInt64 = 0
+    ///
+    /// Read on every column access; a statement is used by one task at a time and never re-entrantly,
+    /// so the dynamic exclusivity check is turned off.
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
 
     /// Set when `next()` has reached the end, until the next reset.
     private var isExhausted = false
@@ -56,16 +61,16 @@ public final class Statement {
     private var parameterIndexCache: [String: [Int32]]?
 
     init(database: Database, sql: String, persistent: Bool = false) throws {
-        let connection = try database.openHandle(sql: sql)
+        let databaseHandle = try database.openHandle(sql: sql)
         var statement: OpaquePointer?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
         let prepared = try sql.withCString { start -> OpaquePointer? in
             var tail: UnsafePointer<CChar>?
-            let result = sqlite3_prepare_v3(connection, start, -1, flags, &statement, &tail)
+            let result = sqlite3_prepare_v3(databaseHandle, start, -1, flags, &statement, &tail)
             guard result == SQLITE_OK else {
-                throw DatabaseError.sqlite(result, connection: connection, sql: sql)
+                throw DatabaseError.sqlite(result, connection: databaseHandle, sql: sql)
             }
-            if let tail, try Self.holdsStatement(tail, connection: connection) {
+            if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
                 throw DatabaseError(
                     code: .invalidArgument,
@@ -76,7 +81,7 @@ public final class Statement {
         guard let prepared else {
             throw DatabaseError(code: .invalidArgument, message: "the SQL holds no statement", sql: sql)
         }
-        self.database = database
+        self.connection = database.connection
         self.handle = prepared
         self.sql = sql
         let columnCount = sqlite3_column_count(prepared)
@@ -88,7 +93,7 @@ public final class Statement {
 
     deinit {
         // When the database was closed first, it already finalized this statement.
-        if database.handle != nil {
+        if connection.handle != nil {
             sqlite3_finalize(handle)
         }
     }
@@ -141,7 +146,7 @@ public final class Statement {
     ///
     /// See https://www.sqlite.org/c3ref/step.html
     public func perform() throws {
-        let connection = try database.openHandle(sql: sql)
+        let connection = try connection.openHandle(sql: sql)
         generation &+= 1
         isExhausted = false
         defer { sqlite3_reset(handle) }
@@ -164,7 +169,7 @@ public final class Statement {
     ///
     /// See https://www.sqlite.org/c3ref/step.html
     public func step() throws -> StepResult {
-        let connection = try database.openHandle(sql: sql)
+        let connection = try connection.openHandle(sql: sql)
         generation &+= 1
         switch sqlite3_step(handle) {
         case SQLITE_ROW:
@@ -186,7 +191,7 @@ public final class Statement {
     /// ```
     public func next() throws -> Row? {
         // A closed connection throws even when the statement had already finished.
-        _ = try database.openHandle(sql: sql)
+        _ = try connection.openHandle(sql: sql)
         if isExhausted { return nil }
         switch try step() {
         case .row(let row):
@@ -204,7 +209,7 @@ public final class Statement {
         generation &+= 1
         isExhausted = false
         iterationError = nil
-        guard database.handle != nil else { return }
+        guard connection.handle != nil else { return }
         sqlite3_reset(handle)
     }
 
@@ -212,7 +217,7 @@ public final class Statement {
     ///
     /// See https://www.sqlite.org/c3ref/clear_bindings.html
     public func clearBindings() {
-        guard database.handle != nil else { return }
+        guard connection.handle != nil else { return }
         sqlite3_clear_bindings(handle)
     }
 
@@ -247,7 +252,7 @@ public final class Statement {
     func parameterIndexes() -> [String: [Int32]] {
         if let cache = parameterIndexCache { return cache }
         // After close the statement is finalized and must not be touched; callers throw on the closed connection.
-        guard database.handle != nil else { return [:] }
+        guard connection.handle != nil else { return [:] }
         var map: [String: [Int32]] = [:]
         let count = Int32(parameterCount)
         if count > 0 {

@@ -51,7 +51,13 @@ extension Date: DatabaseValueConvertible, StrategyAwareValue {
             guard julianDay.isFinite else {
                 throw DatabaseError.conversion(.invalidValue, from: databaseValue, to: Date.self, reason: "not finite")
             }
-            self.init(timeIntervalSince1970: (julianDay - Self.julianDayOfUnixEpoch) * 86_400)
+            // A finite Julian day above about 1e303 still overflows to infinite seconds.
+            let seconds = (julianDay - Self.julianDayOfUnixEpoch) * 86_400
+            guard seconds.isFinite else {
+                throw DatabaseError.conversion(
+                    .valueOutOfRange, from: databaseValue, to: Date.self, reason: "out of range")
+            }
+            self.init(timeIntervalSince1970: seconds)
         case .text(let text):
             guard let date = SQLiteDateFormat.date(from: text) else {
                 throw DatabaseError.conversion(

@@ -306,3 +306,37 @@ import Testing
         #expect(stored.value == .integer(60))
     }
 }
+
+@Suite("Database lifetime")
+struct DatabaseLifetimeTests {
+    @Test func releasingADatabaseWithCachedStatementsClosesIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("cached.sqlite")
+        weak var released: Database?
+        do {
+            let db = try Database(path: path)
+            try db.execute(query: "CREATE TABLE t (x INTEGER)")
+            try db.execute(query: "INSERT INTO t VALUES (:x)", parameters: ["x": 1])
+            #expect(try db.fetchOne(Int.self, query: "SELECT x FROM t") == 1)
+            released = db
+        }
+        // The cached statements must not keep the database (and its connection) alive.
+        #expect(released == nil)
+        // The last connection to close checkpoints and removes the WAL file.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func aStatementOutlivingItsDatabaseKeepsWorkingUntilExplicitClose() throws {
+        var statement: Statement?
+        var database: Database?
+        do {
+            let db = try Database()
+            statement = try db.prepare(query: "SELECT 1")
+            database = db
+        }
+        #expect(try statement?.next().map { try $0[0] as Int } == 1)
+        database?.close()
+        let error = try #require(throws: DatabaseError.self) { try statement?.step() }
+        #expect(error.code == .connectionClosed)
+    }
+}

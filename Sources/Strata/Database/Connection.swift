@@ -1,0 +1,40 @@
+internal import CSQLite
+
+/// The SQLite handle that a database and its statements share.
+///
+/// Statements hold this object rather than the ``Database``, so the statements a database caches
+/// never keep the database alive (a cycle that would leave the file open). The handle closes when
+/// the last of its owners goes: the `Database` and any statement the caller still holds, so a
+/// statement keeps working after its `Database` is released. An explicit `close()` ends it at
+/// once: `handle` is nil and every statement throws.
+final class Connection {
+    /// The connection; nil once closed. Statements check it before every call.
+    var handle: OpaquePointer?
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        // Every statement holds this object, so all of them are finalized by now.
+        if let handle { sqlite3_close_v2(handle) }
+    }
+
+    /// Finalizes the statements still prepared and closes the handle. Safe to call twice.
+    func close() {
+        guard let handle else { return }
+        // Their `Statement` objects see the nil handle and never touch them again.
+        while let statement = sqlite3_next_stmt(handle, nil) {
+            sqlite3_finalize(statement)
+        }
+        sqlite3_close_v2(handle)
+        self.handle = nil
+    }
+
+    /// The handle, or a thrown ``DatabaseError/Code/connectionClosed``.
+    @inline(__always)
+    func openHandle(sql: String? = nil) throws -> OpaquePointer {
+        guard let handle else { throw DatabaseError.closed(sql: sql) }
+        return handle
+    }
+}
