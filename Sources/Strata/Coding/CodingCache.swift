@@ -28,6 +28,20 @@ final class CodingCache {
     @exclusivity(unchecked) private var boundStamps: [UInt32]
     @exclusivity(unchecked) private var stamp: UInt32 = 0
 
+    /// The last type encoded at the top level, and whether it is a single value: a model type
+    /// asked again costs an identifier compare instead of a failing conformance look-up.
+    @exclusivity(unchecked) private var lastTopLevelType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastTopLevelIsSingleValue = false
+
+    func isSingleValue<T>(_ type: T.Type) -> Bool {
+        let identifier = ObjectIdentifier(T.self)
+        if identifier != lastTopLevelType {
+            lastTopLevelType = identifier
+            lastTopLevelIsSingleValue = T.self is any DatabaseValueConvertible.Type
+        }
+        return lastTopLevelIsSingleValue
+    }
+
     init(parameterCount: Int) {
         boundStamps = Array(repeating: 0, count: parameterCount + 1)
     }

@@ -48,8 +48,7 @@ public struct StatementEncoder: Sendable {
         _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false
     ) throws -> StatementEncoding {
         _ = try statement.connection.openHandle(sql: statement.sql)
-        statement.reset()
-        statement.clearBindings()
+        statement.prepareForBinding(clearing: !forRecord)
         let strategies = statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
         let encoding = StatementEncoding(
             statement: statement, mapping: keyEncodingStrategy.mapping, strategies: strategies, userInfo: userInfo)
@@ -93,7 +92,7 @@ final class StatementEncoding: Encoder {
 
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
         cache.beginEncoding(mapping: mapping)
-        if let convertible = value as? any DatabaseValueConvertible {
+        if cache.isSingleValue(T.self), let convertible = value as? any DatabaseValueConvertible {
             // A single value binds the statement's only parameter.
             guard statement.parameterCount == 1 else {
                 throw EncodingError.invalidValue(
@@ -180,12 +179,17 @@ final class StatementEncoding: Encoder {
 
     /// Binds through `bind` at each index and records them as bound.
     @inline(__always)
-    func bind(at indexes: [Int32], key: (any CodingKey)?, value: Any, _ bind: (Int32) throws -> Void) throws {
+    ///
+    /// `key` and `value` are only evaluated for an error message: the common path boxes neither.
+    func bind(
+        at indexes: [Int32], key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any,
+        _ bind: (Int32) throws -> Void
+    ) throws {
         for index in indexes {
             do {
                 try bind(index)
             } catch {
-                throw encodingError(error, value: value, key: key)
+                throw encodingError(error, value: value(), key: key())
             }
             cache.markBound(index)
         }

@@ -103,6 +103,8 @@ public final class Database {
     /// ``DatabaseError/Code/connectionClosed`` from then on.
     public func close() {
         statementCache.removeAll()
+        recordSQLCache.removeAll()
+        tableSQLCache.removeAll()
         connection.close()
     }
 

@@ -6,11 +6,15 @@ extension Database {
     /// let user = try db.find(User.self, id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
     /// ```
     public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
-        let statement = try cachedStatement(for: try tableSQL(for: T.self).find)
-        defer { statement.reset() }
+        let (statement, decoding) = try tableSQL(for: T.self).finder(for: T.self, in: self)
+        statement.isLeased = true
+        defer {
+            statement.isLeased = false
+            statement.reset()
+        }
         try statement.bind(value: id, at: 1)
-        guard let row = try statement.next() else { return nil }
-        return try T.rowDecoder.decode(T.self, from: row)
+        guard try statement.next() != nil else { return nil }
+        return try decoding.decodeRow(T.self)
     }
 
     /// Every model of `type`, in primary key order.

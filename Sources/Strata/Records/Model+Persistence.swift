@@ -6,7 +6,7 @@ extension Database {
     ///
     /// - Throws: ``DatabaseError`` for a constraint violation (`model` is then unchanged).
     public func insert<T: Model>(_ model: inout T) throws {
-        let (statement, encoding, record) = try encodeRecord(model, statementFor: \.insert, watchPrimaryKey: true)
+        let (statement, encoding, record) = try encodeRecord(model, statement: .insert, watchPrimaryKey: true)
         try statement.perform()
         if encoding.watchedWasNull {
             model = try reloadInserted(T.self, record: record)
@@ -24,7 +24,7 @@ extension Database {
     ///
     /// - Throws: ``DatabaseError/Code/recordNotFound`` when no row has that key.
     public func update<T: Model>(_ model: T) throws {
-        let (statement, _, _) = try encodeRecord(model, statementFor: \.update)
+        let (statement, _, _) = try encodeRecord(model, statement: .update)
         try statement.perform()
         guard changes > 0 else {
             throw DatabaseError(
@@ -37,7 +37,7 @@ extension Database {
     /// Inserts `model`, or updates the row with its primary key when there is one
     /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned as in ``insert(_:)``.
     public func upsert<T: Model>(_ model: inout T) throws {
-        let (statement, encoding, record) = try encodeRecord(model, statementFor: \.upsert, watchPrimaryKey: true)
+        let (statement, encoding, record) = try encodeRecord(model, statement: .upsert, watchPrimaryKey: true)
         try statement.perform()
         if encoding.watchedWasNull {
             model = try reloadInserted(T.self, record: record)
@@ -49,7 +49,7 @@ extension Database {
     /// - Returns: Whether a row was deleted.
     @discardableResult
     public func delete<T: Model>(_ model: T) throws -> Bool {
-        let (statement, _, _) = try encodeRecord(model, statementFor: \.delete, allKeys: false)
+        let (statement, _, _) = try encodeRecord(model, statement: .delete, allKeys: false)
         try statement.perform()
         return changes > 0
     }
@@ -67,7 +67,7 @@ extension Database {
 
     /// The row just inserted, read back by its rowid.
     private func reloadInserted<T: Model>(_ type: T.Type, record: RecordSQL) throws -> T {
-        let statement = try cachedStatement(for: record.selectByRowID)
+        let statement = try record.statement(.selectByRowID, in: self)
         defer { statement.reset() }
         try statement.bind(value: lastInsertedId, at: 1)
         guard let row = try statement.next() else {

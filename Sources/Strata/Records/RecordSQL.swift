@@ -1,17 +1,50 @@
-/// The SQL of one model type, built once per connection from its coding keys.
-struct RecordSQL {
+/// The SQL of one model type, built once per connection from its coding keys, with its
+/// prepared statements: a row of a batch insert costs no SQL hashing or preparing.
+final class RecordSQL {
+    /// The statements of a record type.
+    enum Kind: Int, CaseIterable {
+        case insert, update, upsert, delete, selectByRowID
+    }
+
     /// Coding keys in encoding order, and the column each maps to.
-    var keys: [String]
-    var columns: [String]
+    let keys: [String]
+    let columns: [String]
     /// The coding key of the primary key.
-    var primaryKeyKey: String
-    var insert: String
-    var update: String
-    var upsert: String
-    var delete: String
-    var selectByRowID: String
+    let primaryKeyKey: String
+    let insert: String
+    let update: String
+    let upsert: String
+    let delete: String
+    let selectByRowID: String
     /// The 1-based index of the primary key parameter in `insert`.
-    var insertPrimaryKeyParameter: Int32
+    let insertPrimaryKeyParameter: Int32
+
+    /// Prepared statements by `Kind`, made on first use.
+    private var prepared: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
+
+    func sql(_ kind: Kind) -> String {
+        switch kind {
+        case .insert: insert
+        case .update: update
+        case .upsert: upsert
+        case .delete: delete
+        case .selectByRowID: selectByRowID
+        }
+    }
+
+    /// The prepared statement of `kind`, with the database's current strategies. A statement in
+    /// use further up the stack is not shared: a fresh one is prepared instead.
+    func statement(_ kind: Kind, in database: Database) throws -> Statement {
+        if let statement = prepared[kind.rawValue], !statement.isLeased {
+            statement.strategies = database.strategies
+            return statement
+        }
+        let statement = try Statement(database: database, sql: sql(kind), persistent: true)
+        if prepared[kind.rawValue] == nil {
+            prepared[kind.rawValue] = statement
+        }
+        return statement
+    }
 
     init<T: Model>(for type: T.Type, keys: [String]) throws {
         guard !T.tableName.isEmpty else {
@@ -68,12 +101,33 @@ struct RecordSQL {
 }
 
 /// The SQL of one model type that needs only its table and primary key, built once per connection.
-struct TableSQL {
-    var table: String
-    var primaryKey: String
-    var find: String
-    var fetchAll: String
-    var deleteByID: String
+final class TableSQL {
+    let table: String
+    let primaryKey: String
+    let find: String
+    let fetchAll: String
+    let deleteByID: String
+
+    /// The prepared `find` statement and the decoder reading its rows, reused lookup after lookup.
+    private var findStatement: Statement?
+    private var findDecoding: RowDecoding?
+
+    /// The `find` statement and a decoder for `T` on it.
+    func finder<T: Model>(for type: T.Type, in database: Database) throws -> (Statement, RowDecoding) {
+        if let statement = findStatement, let decoding = findDecoding, !statement.isLeased,
+            decoding.strategies == database.strategies
+        {
+            statement.strategies = database.strategies
+            return (statement, decoding)
+        }
+        let statement = try Statement(database: database, sql: find, persistent: true)
+        let decoding = T.rowDecoder.makeDecoding(for: statement)
+        if findStatement.map({ !$0.isLeased }) ?? true {
+            findStatement = statement
+            findDecoding = decoding
+        }
+        return (statement, decoding)
+    }
 
     init<T: Model>(for type: T.Type) throws {
         guard !T.tableName.isEmpty else {
@@ -193,11 +247,11 @@ extension Database {
     ///
     /// `allKeys` is false for statements that bind only some keys on purpose (`DELETE` binds the primary key).
     func encodeRecord<T: Model>(
-        _ model: T, statementFor sql: (RecordSQL) -> String, watchPrimaryKey: Bool = false, allKeys: Bool = true
+        _ model: T, statement kind: RecordSQL.Kind, watchPrimaryKey: Bool = false, allKeys: Bool = true
     ) throws -> (Statement, StatementEncoding, RecordSQL) {
         var record = try recordSQL(for: T.self, instance: model)
         for _ in 0..<2 {
-            let statement = try cachedStatement(for: sql(record))
+            let statement = try record.statement(kind, in: self)
             let watched = watchPrimaryKey ? record.insertPrimaryKeyParameter : 0
             let encoding = try StatementEncoder().encodePass(
                 model, to: statement, watching: watched, forRecord: true)
@@ -208,6 +262,6 @@ extension Database {
         }
         throw DatabaseError(
             code: .invalidArgument, message: "\(T.self) encodes keys that its table SQL cannot hold",
-            sql: sql(record))
+            sql: record.sql(kind))
     }
 }

@@ -213,6 +213,23 @@ public final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Readies the statement for a new set of bindings: rows read before are stale; the statement
+    /// is rewound only when it is mid-run (a finished or reset one takes bindings as it is, and a
+    /// bind that still meets a finished run resets it, see `bindChecked`). `clearing` sets every
+    /// parameter back to NULL first; records skip it because they bind every parameter anyway.
+    func prepareForBinding(clearing: Bool) {
+        generation &+= 1
+        isExhausted = false
+        iterationError = nil
+        guard connection.handle != nil else { return }
+        if sqlite3_stmt_busy(handle) != 0 {
+            sqlite3_reset(handle)
+        }
+        if clearing {
+            sqlite3_clear_bindings(handle)
+        }
+    }
+
     /// Sets every parameter back to NULL.
     ///
     /// See https://www.sqlite.org/c3ref/clear_bindings.html

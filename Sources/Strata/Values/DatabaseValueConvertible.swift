@@ -1,3 +1,5 @@
+import Foundation
+
 /// A type that can be stored in a column and read back from one.
 ///
 /// Strata's built-in types conform already: `Bool`, every integer width, `Float`, `Double`,
@@ -49,15 +51,25 @@ extension DatabaseValueConvertible {
     /// The stored form of `self` under `strategies`, through the strategy-aware path when there is one.
     @inline(__always)
     func storedValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+        // The plain types need no strategy: skip the conformance look-up (a metatype compare is a pointer compare).
+        if Self.isStrategyFree { return databaseValue }
         if let aware = self as? any StrategyAwareValue {
             return try aware.databaseValue(using: strategies)
         }
         return databaseValue
     }
 
+    /// Whether `Self` is one of the common types whose storage no strategy changes.
+    @inline(__always)
+    static var isStrategyFree: Bool {
+        Self.self == Int64.self || Self.self == Int.self || Self.self == String.self || Self.self == Double.self
+            || Self.self == Bool.self || Self.self == Data.self || Self.self == DatabaseValue.self
+    }
+
     /// Reads `Self` from `value` under `strategies`, through the strategy-aware path when there is one.
     @inline(__always)
     static func decoded(from value: DatabaseValue, using strategies: ValueStrategies) throws -> Self {
+        if isStrategyFree { return try Self(databaseValue: value) }
         if let aware = Self.self as? any StrategyAwareValue.Type {
             // The cast cannot fail: `aware` is `Self.self` seen through the protocol.
             if let result = try aware.init(databaseValue: value, using: strategies) as? Self {
