@@ -1,0 +1,93 @@
+import Foundation
+
+/// The command line. Plain parsing: the benchmark has no subcommands and a handful of options.
+struct Options {
+    static let phases = ["insert", "insert-file", "fetch", "lookup"]
+    static let usage = """
+        USAGE: strata-bench [options]
+
+        Compares Strata (Codable and Row APIs) with hand-written SQLite C API code and GRDB.
+
+        OPTIONS:
+          --n ROWS            rows to insert and fetch (default 100000)
+          --lookups COUNT     primary key lookups (default 10000)
+          --reps COUNT        measured runs per phase and system (default 7)
+          --warmup COUNT      unmeasured runs first (default 1)
+          --only SYSTEMS      comma-separated: c, strata-codable, strata-row, grdb-codable, grdb-manual
+          --phase PHASES      comma-separated: insert, insert-file, fetch, lookup (default all);
+                              with --memory also: cursor (Strata's lazy cursor over a file)
+          --json PATH         write the medians in ms as {"results": {PHASE: {SYSTEM: ms}}}
+          --memory            one system, one phase (fetch or cursor): report peak RSS and exit
+          --memory-table      after timing, run one child process per system for FETCH peak RSS,
+                              and the cursor over --cursor-rows rows
+          --cursor-rows ROWS  rows for the cursor memory check (default 1000000)
+          --source PATH       an existing source database file of --n rows (children use it)
+          -h, --help          show this help
+        """
+
+    var rows = 100_000
+    var lookups = 10_000
+    var reps = 7
+    var warmup = 1
+    var systems: [String] = allSystems.map { $0.name }
+    var phases = Options.phases
+    var jsonPath: String?
+    var memory = false
+    var memoryTable = false
+    var cursorRows = 1_000_000
+    var source: String?
+
+    init(arguments: [String]) throws {
+        var remaining = arguments[...]
+        func value(_ option: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw BenchmarkFailure("\(option) needs a value") }
+            return value
+        }
+        func count(_ option: String, minimum: Int) throws -> Int {
+            let text = try value(option)
+            guard let number = Int(text.replacingOccurrences(of: "_", with: "")), number >= minimum else {
+                throw BenchmarkFailure("\(option) takes a whole number of at least \(minimum), not \(text)")
+            }
+            return number
+        }
+        func list(_ option: String, allowed: [String]) throws -> [String] {
+            let names = try value(option).split(separator: ",").map { String($0) }
+            for name in names where !allowed.contains(name) {
+                throw BenchmarkFailure(
+                    "unknown \(option) value \(name); expected one of \(allowed.joined(separator: ", "))")
+            }
+            guard !names.isEmpty else { throw BenchmarkFailure("\(option) needs at least one name") }
+            return names
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--n": rows = try count(argument, minimum: 1)
+            case "--lookups": lookups = try count(argument, minimum: 1)
+            case "--reps": reps = try count(argument, minimum: 1)
+            case "--warmup": warmup = try count(argument, minimum: 0)
+            case "--only": systems = try list(argument, allowed: allSystems.map { $0.name })
+            case "--phase": phases = try list(argument, allowed: Options.phases + ["cursor"])
+            case "--json": jsonPath = try value(argument)
+            case "--memory": memory = true
+            case "--memory-table": memoryTable = true
+            case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
+            case "--source": source = try value(argument)
+            case "-h", "--help":
+                print(Options.usage)
+                exit(0)
+            default:
+                throw BenchmarkFailure("unknown option \(argument)\n\n\(Options.usage)")
+            }
+        }
+        if memory {
+            guard systems.count == 1, phases.count == 1, ["fetch", "cursor"].contains(phases[0]) else {
+                throw BenchmarkFailure("--memory takes one system (--only) and one phase: fetch or cursor")
+            }
+            guard phases[0] != "cursor" || systems[0] == StrataCodableSystem.name else {
+                throw BenchmarkFailure("--phase cursor measures Strata's cursor: use --only strata-codable")
+            }
+        } else if phases.contains("cursor") {
+            throw BenchmarkFailure("--phase cursor needs --memory")
+        }
+    }
+}
