@@ -1,3 +1,4 @@
+internal import CSQLite
 extension Database {
     /// Applies one schema migration and records it in ``userVersion``.
     ///
@@ -26,8 +27,8 @@ extension Database {
     /// - **A foreign key violation rolls the migration back.** Foreign key checks are deferred while
     ///   the block runs, then `PRAGMA foreign_key_check` runs before the commit; a violation throws
     ///   ``DatabaseError/Code/migration`` naming the table.
-    /// - **A migration must not end its transaction.** `BEGIN` in a migration fails; a `COMMIT` or
-    ///   `ROLLBACK` is reported as an error and the version is not bumped.
+    /// - **A migration cannot end its transaction.** `BEGIN`, `COMMIT` and `ROLLBACK` are refused
+    ///   when a migration prepares them, so the step fails and rolls back whole, version included.
     /// - **Inside a transaction, a migration is a savepoint.** Called inside ``transaction(_:_:)``
     ///   (or a pool's write), the migration and its version bump form a savepoint of that transaction
     ///   and commit with it.
@@ -66,7 +67,7 @@ extension Database {
                         + "so version \(current + 1) must be applied first")
             }
             try db.withDeferredForeignKeys {
-                try migration(db)
+                try db.refusingTransactionControl(migrating: version) { try migration(db) }
                 // A COMMIT or ROLLBACK in the migration would split it from its version bump.
                 guard db.isInTransaction else {
                     throw DatabaseError(
@@ -93,6 +94,29 @@ extension Database {
     }
 
     // MARK: Internal
+
+    /// Runs `body` with `BEGIN`, `COMMIT` and `ROLLBACK` refused when a statement is prepared (an
+    /// SQLite authorizer): a migration that could end its transaction would let its later
+    /// statements autocommit, apart from its version bump. Savepoints stay allowed.
+    ///
+    /// See https://www.sqlite.org/c3ref/set_authorizer.html
+    func refusingTransactionControl<Result>(migrating version: Int, _ body: () throws -> Result) throws -> Result {
+        let handle = try openHandle()
+        sqlite3_set_authorizer(
+            handle,
+            { _, action, _, _, _, _ in action == SQLITE_TRANSACTION ? SQLITE_DENY : SQLITE_OK },
+            nil)
+        defer { sqlite3_set_authorizer(handle, nil, nil) }
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode?.primary.rawValue == SQLITE_AUTH {
+            throw DatabaseError(
+                code: .migration, resultCode: error.resultCode,
+                message: "migration \(version) cannot BEGIN, COMMIT or ROLLBACK: it runs in one transaction "
+                    + "with its version bump, which rolls back whole when a step fails",
+                sql: error.sql, underlyingError: error)
+        }
+    }
 
     /// Runs `body` with foreign key checks deferred to the end of the transaction, then restores the setting.
     ///
