@@ -14,7 +14,8 @@ enum QueryParameters {
     func bind(to statement: Statement) throws {
         switch self {
         case .none:
-            break
+            // No values: every parameter is NULL, never a value left from the statement's last use.
+            statement.clearBindings()
         case .encodable(let value):
             try StatementEncoder().encode(value, to: statement)
         case .values(let values):

@@ -98,11 +98,11 @@ public struct Row {
         } catch let error as DatabaseError {
             throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
         }
-        // Data reads TEXT as its bytes, so it gets them as they are, even when they are not valid UTF-8.
+        // Data? reads TEXT as its bytes, as Data does in `readCommon`, even when they are not valid UTF-8.
         let value: DatabaseValue
         do {
             value =
-                Value.self == Data.self || Value.self == Data?.self
+                Value.self == Data?.self
                 ? statement.storedBytes(at: index) : try statement.storedValue(at: index)
         } catch {
             throw statement.conversionError(error, reading: Value.self, from: .null, at: index)

@@ -40,8 +40,8 @@ struct StatementCache {
 }
 
 extension Database {
-    /// A prepared statement for `sql` from the connection's cache, reset and with cleared bindings,
-    /// prepared and cached on first use.
+    /// A prepared statement for `sql` from the connection's cache, rewound, prepared and cached on
+    /// first use. Its bindings are the caller's to set: binders clear them (see `QueryParameters`).
     ///
     /// When the cached statement is in use further up the stack (a decode that fetches the same
     /// query again), a fresh uncached statement is returned instead.
@@ -51,7 +51,6 @@ extension Database {
                 return try prepare(query: sql)
             }
             statement.reset()
-            statement.clearBindings()
             statement.strategies = strategies
             return statement
         }

@@ -128,3 +128,14 @@ struct MixedParameterTests {
         }
     }
 }
+
+@Suite("Cached statements and bindings")
+struct CachedStatementBindingTests {
+    @Test func aFetchWithoutParametersNeverReusesTheLastValues() throws {
+        let db = try Database()
+        let sql = "SELECT :x"
+        #expect(try db.fetchOne(Int?.self, query: sql, parameters: ["x": 7]) == .some(7))
+        // The same cached statement, now with no parameters: :x is NULL, not the 7 bound before.
+        #expect(try db.fetchOne(Int?.self, query: sql) == .some(nil))
+    }
+}
