@@ -57,14 +57,17 @@ final class CodingCache {
         }
     }
 
-    /// The column of the `position`-th key asked for; -1 when there is none.
+    /// The column the `position`-th key asked for read in the last row, when `key` is that key again.
     @inline(__always)
-    func columnIndex(
-        for key: String, at position: Int, mapping: KeyMapping, statement: Statement
-    ) -> Int32 {
-        if position < columnSlots.count, columnSlots[position].key == key {
-            return columnSlots[position].index
-        }
+    func cachedColumn(for key: String, at position: Int) -> Int32? {
+        guard position < columnSlots.count else { return nil }
+        let slot = columnSlots[position]
+        return slot.key == key ? slot.index : nil
+    }
+
+    /// The column of the `position`-th key asked for, looked up by name and cached; -1 when there is none.
+    @inline(never)
+    func lookUpColumn(for key: String, at position: Int, mapping: KeyMapping, statement: Statement) -> Int32 {
         let index = statement.columnIndex(named: mapping.name(for: key)) ?? -1
         let slot = ColumnSlot(key: key, index: index)
         if position < columnSlots.count {

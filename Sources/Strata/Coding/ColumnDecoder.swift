@@ -3,14 +3,14 @@
 /// A value that asks it for a keyed or unkeyed container is nested: the caller then decodes
 /// it from the column's JSON or property list instead.
 struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
-    let decoding: RowDecoding
+    let reader: RowReader
     let index: Int32
     /// The key of the column in the row's container; nil for the only column of a one-column row.
     let key: (any CodingKey)?
 
-    var codingPath: [any CodingKey] { key.map { decoding.codingPath + [$0] } ?? decoding.codingPath }
+    var codingPath: [any CodingKey] { key.map { reader.codingPath + [$0] } ?? reader.codingPath }
 
-    var userInfo: [CodingUserInfoKey: Any] { decoding.userInfo }
+    var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         throw NestedValueSignal()
@@ -24,13 +24,13 @@ struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
 
     // MARK: SingleValueDecodingContainer
 
-    func decodeNil() -> Bool { decoding.statement.isNull(at: index) }
+    func decodeNil() -> Bool { reader.statement.isNull(at: index) }
 
-    func decode(_ type: Bool.Type) throws -> Bool { try read { try decoding.statement.readBool(at: index) } }
-    func decode(_ type: String.Type) throws -> String { try read { try decoding.statement.readString(at: index) } }
-    func decode(_ type: Double.Type) throws -> Double { try read { try decoding.statement.readDouble(at: index) } }
+    func decode(_ type: Bool.Type) throws -> Bool { try read { try reader.statement.readBool(at: index) } }
+    func decode(_ type: String.Type) throws -> String { try read { try reader.statement.readString(at: index) } }
+    func decode(_ type: Double.Type) throws -> Double { try read { try reader.statement.readDouble(at: index) } }
     func decode(_ type: Float.Type) throws -> Float {
-        try read { try Float(databaseValue: decoding.statement.storedValue(at: index)) }
+        try read { try Float(databaseValue: reader.statement.storedValue(at: index)) }
     }
     func decode(_ type: Int.Type) throws -> Int { try integer() }
     func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
@@ -45,7 +45,7 @@ struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try decoding.decodeConvertible(convertible, as: T.self, at: index, key: key)
+            return try reader.decodeConvertible(convertible, as: T.self, at: index, key: key)
         }
         return try T(from: self)
     }
@@ -54,11 +54,11 @@ struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try body()
         } catch {
-            throw decoding.decodingError(error, type: T.self, at: index, key: key)
+            throw reader.decodingError(error, type: T.self, at: index, key: key)
         }
     }
 
     private func integer<T: FixedWidthInteger>() throws -> T {
-        try read { try decoding.statement.readInteger(T.self, at: index) }
+        try read { try reader.statement.readInteger(T.self, at: index) }
     }
 }

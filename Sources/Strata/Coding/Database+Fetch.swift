@@ -22,13 +22,16 @@ extension Database {
     /// ```swift
     /// let notes = try db.fetchAll(Note.self, query: "SELECT * FROM note WHERE content LIKE :q", parameters: ["q": "%swift%"])
     /// ```
+    ///
+    /// Inlinable so that the array of results is built by code specialized for `T`.
+    @inlinable
     public func fetchAll<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> [T] {
         try collect(query: query, parameters: QueryParameters(parameters)) {
-            decoder.makeDecoding(for: $0)
+            decoder.rowDecoder(T.self, for: $0)
         } decode: {
-            try $0.decodeRow(T.self)
+            try $0()
         }
     }
 
@@ -109,6 +112,7 @@ extension Database {
 
     // MARK: Internal
 
+    @usableFromInline
     func prepared(query: String, parameters: QueryParameters) throws -> Statement {
         let statement = try cachedStatement(for: query)
         try parameters.bind(to: statement)
@@ -122,6 +126,7 @@ extension Database {
         return statement
     }
 
+    @inlinable
     func collect<Context, T>(
         query: String, parameters: QueryParameters, context: (Statement) -> Context,
         decode: (Context) throws -> T

@@ -1,10 +1,12 @@
 /// The parameters of a fetch or execute: none, an `Encodable` value, or a dictionary of values
 /// of different types.
+@usableFromInline
 enum QueryParameters {
     case none
     case encodable(any Encodable)
     case values([String: (any DatabaseValueConvertible)?])
 
+    @usableFromInline
     init(_ parameters: (any Encodable)?) {
         self = parameters.map(QueryParameters.encodable) ?? .none
     }

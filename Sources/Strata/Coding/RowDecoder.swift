@@ -51,17 +51,75 @@ public struct RowDecoder: Sendable {
         statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
     }
 
+    /// A function decoding the current row of `statement` as `T`, row after row.
+    @usableFromInline
+    func rowDecoder<T: Decodable>(_ type: T.Type, for statement: Statement) -> () throws -> T {
+        let decoding = makeDecoding(for: statement)
+        return { try decoding.decodeRow(T.self) }
+    }
+
     /// A decoding pass over `statement`, whose rows it decodes one after another.
     func makeDecoding(for statement: Statement) -> RowDecoding {
         RowDecoding(
-            statement: statement, mapping: keyDecodingStrategy.mapping, strategies: strategies(for: statement),
-            userInfo: userInfo)
+            reader: RowReader(
+                statement: statement, mapping: keyDecodingStrategy.mapping, strategies: strategies(for: statement),
+                userInfo: userInfo))
     }
 }
 
-/// The `Decoder` for one statement's rows. One is made per decode call or per fetch, and
-/// reused row after row.
+/// The `Decoder` a value's `init(from:)` sees for one statement's rows. One is made per decode
+/// call, per fetch, or per cached lookup statement, and reused row after row together with the
+/// keyed container it made for the first row.
 final class RowDecoding: Decoder {
+    let reader: RowReader
+    @exclusivity(unchecked) private var containers = ContainerCache()
+
+    init(reader: RowReader) {
+        self.reader = reader
+    }
+
+    var codingPath: [any CodingKey] { reader.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
+    var strategies: ValueStrategies { reader.strategies }
+
+    /// Decodes the statement's current row; the caller has checked that it is current.
+    func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+        reader.beginRow()
+        if reader.statement.columnCount == 1, let convertible = T.self as? any DatabaseValueConvertible.Type {
+            return try reader.decodeConvertible(convertible, as: T.self, at: 0, key: nil)
+        }
+        return try T(from: self)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        containers.container { KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader)) }
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            [Any].self,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "a row decodes into a keyed type (a struct, class or dictionary), not a list"))
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        let columnCount = reader.statement.columnCount
+        guard columnCount == 1 else {
+            throw DecodingError.typeMismatch(
+                Any.self,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "a single value decodes from a one-column row; this row has \(columnCount) columns"))
+        }
+        return ColumnDecoder(reader: reader, index: 0, key: nil)
+    }
+}
+
+/// What the containers of one statement's rows read through: the statement, the key-to-column
+/// cache and the strategies.
+final class RowReader {
     let statement: Statement
     let cache: CodingCache
     let mapping: KeyMapping
@@ -82,40 +140,9 @@ final class RowDecoding: Decoder {
         self.userInfo = userInfo
     }
 
-    /// Decodes the statement's current row; the caller has checked that it is current.
-    func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+    func beginRow() {
         position = 0
         cache.beginDecoding(mapping: mapping)
-        if statement.columnCount == 1, let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try decodeConvertible(convertible, as: T.self, at: 0, key: nil)
-        }
-        return try T(from: self)
-    }
-
-    // MARK: Decoder
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedContainer<Key>(decoding: self))
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch(
-            [Any].self,
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "a row decodes into a keyed type (a struct, class or dictionary), not a list"))
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        guard statement.columnCount == 1 else {
-            throw DecodingError.typeMismatch(
-                Any.self,
-                DecodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription:
-                        "a single value decodes from a one-column row; this row has \(statement.columnCount) columns"))
-        }
-        return ColumnDecoder(decoding: self, index: 0, key: nil)
     }
 
     // MARK: Columns
@@ -123,8 +150,11 @@ final class RowDecoding: Decoder {
     /// The column of `key`, -1 when the row has none.
     @inline(__always)
     func columnIndex(for key: some CodingKey) -> Int32 {
-        defer { position += 1 }
-        return cache.columnIndex(for: key.stringValue, at: position, mapping: mapping, statement: statement)
+        let position = self.position
+        self.position = position + 1
+        let name = key.stringValue
+        if let index = cache.cachedColumn(for: name, at: position) { return index }
+        return cache.lookUpColumn(for: name, at: position, mapping: mapping, statement: statement)
     }
 
     /// Decodes a value of a ``DatabaseValueConvertible`` type from the column at `index`.
@@ -143,26 +173,29 @@ final class RowDecoding: Decoder {
         }
     }
 
-    /// Decodes any `Decodable` from the column at `index`: through its ``DatabaseValueConvertible``
-    /// conformance, as a single value, or from nested JSON or property list.
-    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int32, key: (any CodingKey)?) throws -> T {
-        do {
-            if let value = try statement.readCommon(T.self, at: index, strategies: strategies) {
-                return value
+    /// Decodes any `Decodable` from the column at `index`: the common types straight from the C API,
+    /// others through their ``DatabaseValueConvertible`` conformance, as a single value, or from
+    /// nested JSON or property list. `key` is only evaluated for an error.
+    func decodeValue<T: Decodable>(
+        _ type: T.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?
+    ) throws -> T {
+        if let common = CommonType(T.self) {
+            do {
+                return try statement.read(common, as: T.self, at: index, strategies: strategies)
+            } catch {
+                throw decodingError(error, type: T.self, at: index, key: key())
             }
-        } catch {
-            throw decodingError(error, type: T.self, at: index, key: key)
         }
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try decodeConvertible(convertible, as: T.self, at: index, key: key)
+            return try decodeConvertible(convertible, as: T.self, at: index, key: key())
         }
         do {
-            return try T(from: ColumnDecoder(decoding: self, index: index, key: key))
+            return try T(from: ColumnDecoder(reader: self, index: index, key: key()))
         } catch is NestedValueSignal {
             do {
                 return try NestedValueCoding.decode(T.self, from: statement.storedValue(at: index))
             } catch {
-                throw decodingError(error, type: T.self, at: index, key: key)
+                throw decodingError(error, type: T.self, at: index, key: key())
             }
         }
     }

@@ -1,36 +1,36 @@
 /// The keyed container of a row: each key reads the column it maps to.
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoding: RowDecoding
+    let reader: RowReader
 
-    var codingPath: [any CodingKey] { decoding.codingPath }
+    var codingPath: [any CodingKey] { reader.codingPath }
 
     var allKeys: [Key] {
-        decoding.statement.columnNames.compactMap { column in
+        reader.statement.columnNames.compactMap { column in
             Key(stringValue: column) ?? Key(stringValue: Self.camelCased(column))
         }
     }
 
     func contains(_ key: Key) -> Bool {
-        decoding.columnIndex(for: key) >= 0
+        reader.columnIndex(for: key) >= 0
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        decoding.statement.isNull(at: try index(of: key))
+        reader.statement.isNull(at: try index(of: key))
     }
 
     // MARK: Scalars
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try read(key) { try decoding.statement.readBool(at: $0) }
+        try read(key) { try reader.statement.readBool(at: $0) }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try read(key) { try decoding.statement.readString(at: $0) }
+        try read(key) { try reader.statement.readString(at: $0) }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try read(key) { try decoding.statement.readDouble(at: $0) }
+        try read(key) { try reader.statement.readDouble(at: $0) }
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try read(key) { try Float(databaseValue: decoding.statement.storedValue(at: $0)) }
+        try read(key) { try Float(databaseValue: reader.statement.storedValue(at: $0)) }
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -44,22 +44,22 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoding.decodeValue(T.self, at: try index(of: key), key: key)
+        try reader.decodeValue(T.self, at: try index(of: key), key: key)
     }
 
     // MARK: Optionals: a missing column or NULL is nil
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try readIfPresent(key) { try decoding.statement.readBool(at: $0) }
+        try readIfPresent(key) { try reader.statement.readBool(at: $0) }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try readIfPresent(key) { try decoding.statement.readString(at: $0) }
+        try readIfPresent(key) { try reader.statement.readString(at: $0) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try readIfPresent(key) { try decoding.statement.readDouble(at: $0) }
+        try readIfPresent(key) { try reader.statement.readDouble(at: $0) }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try readIfPresent(key) { try Float(databaseValue: decoding.statement.storedValue(at: $0)) }
+        try readIfPresent(key) { try Float(databaseValue: reader.statement.storedValue(at: $0)) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try integerIfPresent(key) }
@@ -73,9 +73,9 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try integerIfPresent(key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let index = decoding.columnIndex(for: key)
-        guard index >= 0, !decoding.statement.isNull(at: index) else { return nil }
-        return try decoding.decodeValue(T.self, at: index, key: key)
+        let index = reader.columnIndex(for: key)
+        guard index >= 0, !reader.statement.isNull(at: index) else { return nil }
+        return try reader.decodeValue(T.self, at: index, key: key)
     }
 
     // MARK: Nesting
@@ -91,15 +91,15 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// A superclass decodes from the same row.
-    func superDecoder() throws -> any Decoder { decoding }
+    func superDecoder() throws -> any Decoder { RowDecoding(reader: reader) }
 
-    func superDecoder(forKey key: Key) throws -> any Decoder { decoding }
+    func superDecoder(forKey key: Key) throws -> any Decoder { RowDecoding(reader: reader) }
 
     // MARK: Helpers
 
     private func index(of key: Key) throws -> Int32 {
-        let index = decoding.columnIndex(for: key)
-        guard index >= 0 else { throw decoding.keyNotFound(key) }
+        let index = reader.columnIndex(for: key)
+        guard index >= 0 else { throw reader.keyNotFound(key) }
         return index
     }
 
@@ -109,29 +109,29 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         do {
             return try body(index)
         } catch {
-            throw decoding.decodingError(error, type: T.self, at: index, key: key)
+            throw reader.decodingError(error, type: T.self, at: index, key: key)
         }
     }
 
     @inline(__always)
     private func readIfPresent<T>(_ key: Key, _ body: (Int32) throws -> T) throws -> T? {
-        let index = decoding.columnIndex(for: key)
-        guard index >= 0, !decoding.statement.isNull(at: index) else { return nil }
+        let index = reader.columnIndex(for: key)
+        guard index >= 0, !reader.statement.isNull(at: index) else { return nil }
         do {
             return try body(index)
         } catch {
-            throw decoding.decodingError(error, type: T.self, at: index, key: key)
+            throw reader.decodingError(error, type: T.self, at: index, key: key)
         }
     }
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
-        try read(key) { try decoding.statement.readInteger(T.self, at: $0) }
+        try read(key) { try reader.statement.readInteger(T.self, at: $0) }
     }
 
     @inline(__always)
     private func integerIfPresent<T: FixedWidthInteger>(_ key: Key) throws -> T? {
-        try readIfPresent(key) { try decoding.statement.readInteger(T.self, at: $0) }
+        try readIfPresent(key) { try reader.statement.readInteger(T.self, at: $0) }
     }
 
     private func unsupportedNesting(_ key: Key) -> DecodingError {

@@ -91,12 +91,12 @@ public struct Row {
 
     func read<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
         try checkCurrent()
-        do {
-            if let value = try statement.readCommon(Value.self, at: index, strategies: statement.strategies) {
-                return value
+        if let common = CommonType(Value.self) {
+            do {
+                return try statement.read(common, as: Value.self, at: index, strategies: statement.strategies)
+            } catch {
+                throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
             }
-        } catch let error as DatabaseError {
-            throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
         }
         // Data? reads TEXT as its bytes, as Data does in `readCommon`, even when they are not valid UTF-8.
         let value: DatabaseValue
@@ -116,24 +116,6 @@ public struct Row {
 }
 
 extension Statement {
-    /// Reads the types most code reads straight from the C API, skipping the `DatabaseValue` and
-    /// protocol look-ups of the general path; nil for any other type.
-    ///
-    /// A comparison of metatypes costs a pointer compare, and the cast of a value to the type it
-    /// already has always succeeds.
-    @inline(__always)
-    func readCommon<T>(_ type: T.Type, at index: Int32, strategies: ValueStrategies) throws -> T? {
-        if T.self == Int64.self { return try readInteger(Int64.self, at: index) as? T }
-        if T.self == Int.self { return try readInteger(Int.self, at: index) as? T }
-        if T.self == Double.self { return try readDouble(at: index) as? T }
-        if T.self == String.self { return try readString(at: index) as? T }
-        if T.self == Bool.self { return try readBool(at: index) as? T }
-        // Data reads TEXT as its bytes, so it gets them as they are, even when they are not valid UTF-8.
-        if T.self == Data.self { return try Data(databaseValue: storedBytes(at: index)) as? T }
-        if T.self == Date.self { return try Date(databaseValue: storedValue(at: index), using: strategies) as? T }
-        return nil
-    }
-
     /// The value of column `index` of the current row. Callers have checked the row is current.
     func storedValue(at index: Int32) throws -> DatabaseValue {
         switch sqlite3_column_type(handle, index) {
@@ -162,21 +144,28 @@ extension Statement {
 
     /// The TEXT of column `index`; invalid UTF-8 throws rather than being silently repaired.
     func columnText(at index: Int32) throws -> String {
-        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        try text(sqlite3_column_text(handle, index), count: sqlite3_column_bytes(handle, index), column: index)
+    }
+
+    /// `count` bytes of TEXT read from column `column` as a string; invalid UTF-8 throws.
+    func text(_ start: UnsafeRawPointer?, count: Int32, column: Int32) throws -> String {
+        guard let start, count > 0 else { return "" }
+        let bytes = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: Int(count))
         // `String(decoding:)` is the standard library's fast, specialized path, but it repairs invalid
         // UTF-8; the text is valid exactly when the repair changed no byte.
-        var text = String(decoding: buffer, as: UTF8.self)
+        var text = String(decoding: bytes, as: UTF8.self)
         let unchanged = text.withUTF8 { decoded in
-            guard decoded.count == count, let decodedBytes = decoded.baseAddress else { return decoded.count == count }
-            return memcmp(decodedBytes, bytes, count) == 0
+            guard decoded.count == bytes.count, let decodedBytes = decoded.baseAddress else {
+                return decoded.count == bytes.count
+            }
+            return memcmp(decodedBytes, start, bytes.count) == 0
         }
         guard unchanged else {
             throw DatabaseError(
                 code: .invalidValue,
                 message: "TEXT is not valid UTF-8; read the column as Data to get its bytes",
-                sql: sql, column: columnNames[Int(index)], columnIndex: Int(index), underlyingError: InvalidUTF8Text())
+                sql: sql, column: columnNames[Int(column)], columnIndex: Int(column),
+                underlyingError: InvalidUTF8Text())
         }
         return text
     }

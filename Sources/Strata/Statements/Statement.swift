@@ -57,7 +57,7 @@ public final class Statement {
     var codingCache: CodingCache?
 
     /// Set while a cached statement is in use by a fetch, so that a nested fetch of the same SQL prepares its own.
-    var isLeased = false
+    @usableFromInline var isLeased = false
     private var parameterIndexCache: [String: [Int32]]?
 
     init(database: Database, sql: String, persistent: Bool = false) throws {

@@ -136,6 +136,60 @@ struct RowDecoderTests {
         #expect((backward.a, backward.b) == (1, 2))
     }
 
+    /// A fetch reuses one keyed container row after row; a value that asks for containers of
+    /// several key types, or a subclass that decodes its superclass, must still read every row right.
+    @Test func rowsAskingForSeveralKeyTypesEachReadTheirColumns() throws {
+        struct Split: Decodable, Equatable {
+            var a: Int
+            var b: String
+            enum First: CodingKey { case a }
+            enum Second: CodingKey { case b }
+            init(a: Int, b: String) {
+                self.a = a
+                self.b = b
+            }
+            init(from decoder: any Decoder) throws {
+                a = try decoder.container(keyedBy: First.self).decode(Int.self, forKey: .a)
+                b = try decoder.container(keyedBy: Second.self).decode(String.self, forKey: .b)
+            }
+        }
+        class Base: Decodable {
+            let a: Int
+        }
+        final class Derived: Base, @unchecked Sendable {
+            let b: String
+            enum CodingKeys: CodingKey { case b }
+            required init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                b = try container.decode(String.self, forKey: .b)
+                try super.init(from: container.superDecoder())
+            }
+        }
+        let db = try Database()
+        try db.execute(query: "CREATE TABLE t (a INTEGER, b TEXT)")
+        for index in 1...5 {
+            try db.execute(query: "INSERT INTO t VALUES (:a, :b)", parameters: ["a": index, "b": "row \(index)"])
+        }
+        let query = "SELECT a, b FROM t ORDER BY a"
+
+        let expected = (1...5).map { Split(a: $0, b: "row \($0)") }
+        #expect(try db.fetchAll(Split.self, query: query) == expected)
+        let derived = try db.fetchAll(Derived.self, query: query)
+        #expect(derived.map(\.a) == Array(1...5))
+        #expect(derived.map(\.b) == expected.map(\.b))
+        // One decoder, alternating between two types on one statement.
+        var renaming = RowDecoder()
+        renaming.keyDecodingStrategy = .custom { $0 == "name" ? "b" : "a" }
+        let statement = try db.prepare(query: query)
+        var alternating: [String] = []
+        while let row = try statement.next() {
+            let split = try RowDecoder().decode(Split.self, from: row)
+            let person = try renaming.decode(Person.self, from: row)
+            alternating.append("\(split.a) \(split.b) \(person.name) \(person.age)")
+        }
+        #expect(alternating == (1...5).map { "\($0) row \($0) row \($0) \($0)" })
+    }
+
     @Test func aStaleRowThrows() throws {
         let db = try Database()
         let statement = try db.prepare(query: "SELECT 1 AS name, 2 AS age UNION ALL SELECT 3, 4")
