@@ -13,7 +13,9 @@ final class CodingCache {
 
     struct ParameterSlot {
         var key: String
-        var indexes: [Int32]
+        var target: ParameterTarget
+        /// The parameters of the same name after the first (`:a` and `@a` are two parameters named `a`).
+        var others: [Int32]
     }
 
     // The coding objects belong to one statement on one connection, used by one task at a time,
@@ -95,23 +97,33 @@ final class CodingCache {
         }
     }
 
-    /// The parameters of the `position`-th key encoded; empty when the statement has none for it.
+    /// The parameter the `position`-th key bound in the last pass, when `key` is that key again.
     @inline(__always)
-    func parameterIndexes(
-        for key: String, at position: Int, mapping: KeyMapping, statement: Statement
-    ) -> [Int32] {
-        if position < parameterSlots.count, parameterSlots[position].key == key {
-            return parameterSlots[position].indexes
-        }
-        let name = mapping.name(for: key)
-        let indexes = (try? statement.parameterIndexes(for: name)) ?? []
-        let slot = ParameterSlot(key: key, indexes: indexes)
+    func cachedParameter(for key: String, at position: Int) -> ParameterTarget? {
+        guard position < parameterSlots.count else { return nil }
+        let slot = parameterSlots[position]
+        return slot.key == key ? slot.target : nil
+    }
+
+    /// The parameter of the `position`-th key, looked up by name and cached; index 0 when there is none.
+    @inline(never)
+    func lookUpParameter(for key: String, at position: Int, mapping: KeyMapping, statement: Statement)
+        -> ParameterTarget
+    {
+        let indexes = (try? statement.parameterIndexes(for: mapping.name(for: key))) ?? []
+        let target = ParameterTarget(position: position, index: indexes.first ?? 0, hasOthers: indexes.count > 1)
+        let slot = ParameterSlot(key: key, target: target, others: Array(indexes.dropFirst()))
         if position < parameterSlots.count {
             parameterSlots[position] = slot
         } else if position == parameterSlots.count {
             parameterSlots.append(slot)
         }
-        return indexes
+        return target
+    }
+
+    /// The parameters after the first of the `position`-th key.
+    func otherParameters(at position: Int) -> [Int32] {
+        position >= 0 && position < parameterSlots.count ? parameterSlots[position].others : []
     }
 
     @inline(__always)
@@ -128,6 +140,14 @@ final class CodingCache {
         }
         return unbound
     }
+}
+
+/// Where the value of a key goes: the first (usually only) parameter of its name, 0 for none.
+struct ParameterTarget {
+    /// The key's position in the pass, which finds the other parameters of the name in the cache.
+    var position: Int
+    var index: Int32
+    var hasOthers: Bool
 }
 
 extension Statement {

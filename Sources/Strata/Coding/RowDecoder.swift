@@ -125,7 +125,7 @@ final class RowReader {
     let mapping: KeyMapping
     let strategies: ValueStrategies
     let userInfo: [CodingUserInfoKey: Any]
-    var codingPath: [any CodingKey] = []
+    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     /// How many keys this row has looked up so far. Unchecked for exclusivity as in `CodingCache`.
     @exclusivity(unchecked) var position = 0
 

@@ -42,41 +42,111 @@ public struct StatementEncoder: Sendable {
         try encodePass(value, to: statement)
     }
 
-    /// One encode pass; records pass `watching` (the primary key's parameter) and `forRecord`.
+    /// One encode pass; records pass `watching` (the primary key's parameter), `forRecord`, and the
+    /// encoding of their previous pass over the same statement to reuse.
     @discardableResult
     func encodePass<T: Encodable>(
-        _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false
+        _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false,
+        reusing previous: StatementEncoding? = nil
     ) throws -> StatementEncoding {
         _ = try statement.connection.openHandle(sql: statement.sql)
         statement.prepareForBinding(clearing: !forRecord)
         let strategies = statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
-        let encoding = StatementEncoding(
-            statement: statement, mapping: keyEncodingStrategy.mapping, strategies: strategies, userInfo: userInfo)
-        encoding.watchedParameter = watchedParameter
-        encoding.forRecord = forRecord
-        try encoding.encodeTopLevel(value)
+        let mapping = keyEncodingStrategy.mapping
+        let encoding: StatementEncoding
+        if let previous, previous.canEncode(for: statement, mapping: mapping, strategies: strategies), userInfo.isEmpty {
+            encoding = previous
+        } else {
+            encoding = StatementEncoding(
+                writer: ParameterWriter(statement: statement, mapping: mapping, strategies: strategies, userInfo: userInfo))
+        }
+        try encoding.encodeTopLevel(value, watching: watchedParameter, forRecord: forRecord)
         return encoding
     }
 }
 
-/// The `Encoder` for one encode pass over a statement's parameters.
+/// The `Encoder` a value's `encode(to:)` sees for one statement. One is made per encode pass, or
+/// kept by a record type's cached statement and reused pass after pass together with the keyed
+/// container it made for the first.
 final class StatementEncoding: Encoder {
+    let writer: ParameterWriter
+    @exclusivity(unchecked) private var containers = ContainerCache()
+    /// Whether a pass is running: a value that encodes another into the same statement from its
+    /// `encode(to:)` gets an encoding of its own instead of this one.
+    @exclusivity(unchecked) private var isEncoding = false
+
+    init(writer: ParameterWriter) {
+        self.writer = writer
+    }
+
+    var codingPath: [any CodingKey] { writer.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
+
+    /// Whether the NULL bound to the watched parameter; see ``ParameterWriter/watchedWasNull``.
+    var watchedWasNull: Bool { writer.watchedWasNull }
+    /// The keys a record's value encoded that its statement has no parameter for.
+    var skippedKeys: [String] { writer.skippedKeys }
+
+    /// Whether this encoding can run the next pass over `statement` with these settings.
+    func canEncode(for statement: Statement, mapping: KeyMapping, strategies: ValueStrategies) -> Bool {
+        !isEncoding && writer.statement === statement && writer.strategies == strategies
+            && writer.mapping.cacheTag != nil && writer.mapping.cacheTag == mapping.cacheTag
+            && writer.userInfo.isEmpty
+    }
+
+    func encodeTopLevel<T: Encodable>(_ value: T, watching watchedParameter: Int32, forRecord: Bool) throws {
+        isEncoding = true
+        defer { isEncoding = false }
+        writer.begin(watching: watchedParameter, forRecord: forRecord)
+        try writer.encodeTopLevel(value, through: self)
+    }
+
+    // MARK: Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        containers.container { KeyedEncodingContainer(StatementKeyedContainer<Key>(writer: writer)) }
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        writer.fail(
+            EncodingError.invalidValue(
+                [Any](),
+                EncodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "a list cannot bind named parameters; encode a struct or dictionary")))
+        return DiscardingUnkeyedContainer(codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        writer.fail(
+            EncodingError.invalidValue(
+                (),
+                EncodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "a single value cannot bind named parameters; encode a struct or dictionary")))
+        return ColumnEncoder(strategies: writer.strategies, codingPath: codingPath, userInfo: userInfo)
+    }
+}
+
+/// What the containers of one statement's parameters bind through: the statement, the
+/// key-to-parameter cache, the strategies and the state of the current pass.
+final class ParameterWriter {
     let statement: Statement
     let cache: CodingCache
     let mapping: KeyMapping
     let strategies: ValueStrategies
     let userInfo: [CodingUserInfoKey: Any]
-    var codingPath: [any CodingKey] = []
+    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     /// How many keys this pass has bound so far. Unchecked for exclusivity as in `CodingCache`.
     @exclusivity(unchecked) var position = 0
     /// The first failure inside a container method that cannot throw; reported when the pass ends.
-    var deferredError: (any Error)?
+    @exclusivity(unchecked) var deferredError: (any Error)?
     /// A parameter index to watch, 0 for none, and whether the pass bound NULL to it.
-    var watchedParameter: Int32 = 0
+    @exclusivity(unchecked) var watchedParameter: Int32 = 0
     @exclusivity(unchecked) var watchedWasNull = false
     /// Records leave unbound parameters NULL (a custom `encode(to:)` may omit nil values) and
     /// collect the keys that found no parameter, so that their SQL can grow to include them.
-    var forRecord = false
+    @exclusivity(unchecked) var forRecord = false
     @exclusivity(unchecked) var skippedKeys: [String] = []
 
     init(
@@ -90,7 +160,17 @@ final class StatementEncoding: Encoder {
         self.userInfo = userInfo
     }
 
-    func encodeTopLevel<T: Encodable>(_ value: T) throws {
+    /// Starts a pass.
+    func begin(watching watchedParameter: Int32, forRecord: Bool) {
+        position = 0
+        deferredError = nil
+        self.watchedParameter = watchedParameter
+        watchedWasNull = false
+        self.forRecord = forRecord
+        if !skippedKeys.isEmpty { skippedKeys.removeAll() }
+    }
+
+    func encodeTopLevel<T: Encodable>(_ value: T, through encoder: StatementEncoding) throws {
         cache.beginEncoding(mapping: mapping)
         if cache.isSingleValue(T.self), let convertible = value as? any DatabaseValueConvertible {
             // A single value binds the statement's only parameter.
@@ -103,9 +183,9 @@ final class StatementEncoding: Encoder {
                             "a single \(T.self) binds a statement with one parameter; this one has "
                             + "\(statement.parameterCount); encode a struct or dictionary instead"))
             }
-            try bind(convertible, at: [1], key: nil)
+            try bind(convertible, to: ParameterTarget(position: -1, index: 1, hasOthers: false), key: nil)
         } else {
-            try value.encode(to: self)
+            try value.encode(to: encoder)
         }
         if let deferredError { throw deferredError }
         let unbound = cache.unboundParameters()
@@ -130,94 +210,100 @@ final class StatementEncoding: Encoder {
         }
     }
 
-    // MARK: Encoder
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(StatementKeyedContainer<Key>(encoding: self))
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        fail(
-            EncodingError.invalidValue(
-                [Any](),
-                EncodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "a list cannot bind named parameters; encode a struct or dictionary")))
-        return DiscardingUnkeyedContainer(codingPath: codingPath)
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        fail(
-            EncodingError.invalidValue(
-                (),
-                EncodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "a single value cannot bind named parameters; encode a struct or dictionary")))
-        return ColumnEncoder(strategies: strategies, codingPath: codingPath, userInfo: userInfo)
-    }
-
     func fail(_ error: any Error) {
         if deferredError == nil { deferredError = error }
     }
 
     // MARK: Binding
 
-    /// The parameters of `key`, empty when the statement has none.
+    /// The parameter `key` binds, nil when the statement has none (a record notes the key).
     @inline(__always)
-    func parameterIndexes(for key: some CodingKey) -> [Int32] {
-        defer { position += 1 }
-        let indexes = cache.parameterIndexes(for: key.stringValue, at: position, mapping: mapping, statement: statement)
-        if forRecord && indexes.isEmpty { skippedKeys.append(key.stringValue) }
-        return indexes
+    func target(for key: some CodingKey) -> ParameterTarget? {
+        let position = self.position
+        self.position = position + 1
+        let name = key.stringValue
+        let target =
+            cache.cachedParameter(for: name, at: position)
+            ?? cache.lookUpParameter(for: name, at: position, mapping: mapping, statement: statement)
+        if target.index == 0 {
+            if forRecord { skippedKeys.append(name) }
+            return nil
+        }
+        return target
     }
 
-    /// Notes that NULL was bound at `indexes`.
-    @inline(__always)
-    func noteNull(at indexes: [Int32]) {
-        if watchedParameter != 0 && indexes.contains(watchedParameter) { watchedWasNull = true }
-    }
-
-    /// Binds through `bind` at each index and records them as bound.
-    @inline(__always)
+    /// Binds `target` through `bind` (and any other parameter of the same name) and records it as bound.
     ///
     /// `key` and `value` are only evaluated for an error message: the common path boxes neither.
+    @inline(__always)
     func bind(
-        at indexes: [Int32], key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any,
-        _ bind: (Int32) throws -> Void
+        _ target: ParameterTarget, key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any,
+        isNull: Bool = false, _ bind: (Int32) throws -> Void
     ) throws {
-        for index in indexes {
-            do {
-                try bind(index)
-            } catch {
-                throw encodingError(error, value: value(), key: key())
-            }
-            cache.markBound(index)
+        try bindOne(target.index, key: key(), value: value(), isNull: isNull, bind)
+        guard target.hasOthers else { return }
+        for index in cache.otherParameters(at: target.position) {
+            try bindOne(index, key: key(), value: value(), isNull: isNull, bind)
         }
     }
 
-    func bind(_ value: any DatabaseValueConvertible, at indexes: [Int32], key: (any CodingKey)?) throws {
+    @inline(__always)
+    private func bindOne(
+        _ index: Int32, key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any, isNull: Bool,
+        _ bind: (Int32) throws -> Void
+    ) throws {
+        do {
+            try bind(index)
+        } catch {
+            throw encodingError(error, value: value(), key: key())
+        }
+        cache.markBound(index)
+        if isNull && index == watchedParameter { watchedWasNull = true }
+    }
+
+    /// Binds a ``DatabaseValueConvertible`` through its stored value.
+    func bind(_ value: any DatabaseValueConvertible, to target: ParameterTarget, key: (any CodingKey)?) throws {
         let stored: DatabaseValue
         do {
             stored = try value.storedValue(using: strategies)
         } catch {
             throw encodingError(error, value: value, key: key)
         }
-        if case .null = stored { noteNull(at: indexes) }
-        try bind(at: indexes, key: key, value: value) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
     }
 
-    /// Binds any `Encodable`: through its ``DatabaseValueConvertible`` conformance, as a single
-    /// value, or as nested JSON or property list.
-    func bindValue<T: Encodable>(_ value: T, at indexes: [Int32], key: some CodingKey) throws {
-        // The common Foundation values, without the conformance look-up of the general path.
-        if T.self == Data.self, let data = value as? Data {
-            return try bind(at: indexes, key: key, value: value) { try statement.bindBlob(data, at: $0) }
-        }
-        if T.self == Date.self, let date = value as? Date {
-            return try bind(date, at: indexes, key: key)
+    /// Binds any `Encodable` to the parameter of `key`: the common types straight to the C API,
+    /// others through their ``DatabaseValueConvertible`` conformance, as a single value, or as
+    /// nested JSON or property list.
+    func bindValue<T: Encodable>(_ value: T, key: some CodingKey) throws {
+        guard let target = target(for: key) else { return }
+        if let common = CommonType(T.self) {
+            // `common` was made from `T.self`: each cast is from a type to itself.
+            switch common {
+            case .int64:
+                let integer = unsafeBitCast(value, to: Int64.self)
+                return try bind(target, key: key, value: value) { try statement.bindInteger(integer, at: $0) }
+            case .int:
+                let integer = Int64(unsafeBitCast(value, to: Int.self))
+                return try bind(target, key: key, value: value) { try statement.bindInteger(integer, at: $0) }
+            case .double:
+                let double = unsafeBitCast(value, to: Double.self)
+                return try bind(target, key: key, value: value) { try statement.bindReal(double, at: $0) }
+            case .string:
+                let text = unsafeBitCast(value, to: String.self)
+                return try bind(target, key: key, value: value) { try statement.bindText(text, at: $0) }
+            case .bool:
+                let integer: Int64 = unsafeBitCast(value, to: Bool.self) ? 1 : 0
+                return try bind(target, key: key, value: value) { try statement.bindInteger(integer, at: $0) }
+            case .data:
+                let data = unsafeBitCast(value, to: Data.self)
+                return try bind(target, key: key, value: value) { try statement.bindBlob(data, at: $0) }
+            case .date:
+                return try bind(unsafeBitCast(value, to: Date.self), to: target, key: key)
+            }
         }
         if let convertible = value as? any DatabaseValueConvertible {
-            return try bind(convertible, at: indexes, key: key)
+            return try bind(convertible, to: target, key: key)
         }
         let column = ColumnEncoder(strategies: strategies, codingPath: codingPath + [key], userInfo: userInfo)
         var stored: DatabaseValue
@@ -231,8 +317,7 @@ final class StatementEncoding: Encoder {
         } catch {
             throw encodingError(error, value: value, key: key)
         }
-        if case .null = stored { noteNull(at: indexes) }
-        try bind(at: indexes, key: key, value: value) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
     }
 
     func encodingError(_ error: any Error, value: Any, key: (any CodingKey)?) -> any Error {

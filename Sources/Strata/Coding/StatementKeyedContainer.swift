@@ -1,13 +1,14 @@
 /// The keyed container of a statement: each key binds the parameter it maps to, if any.
 struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoding: StatementEncoding
+    let writer: ParameterWriter
 
-    var codingPath: [any CodingKey] { encoding.codingPath }
+    var codingPath: [any CodingKey] { writer.codingPath }
 
     mutating func encodeNil(forKey key: Key) throws {
-        let indexes = encoding.parameterIndexes(for: key)
-        encoding.noteNull(at: indexes)
-        try encoding.bind(at: indexes, key: key, value: DatabaseValue.null) { try encoding.statement.bindNull(at: $0) }
+        guard let target = writer.target(for: key) else { return }
+        try writer.bind(target, key: key, value: DatabaseValue.null, isNull: true) {
+            try writer.statement.bindNull(at: $0)
+        }
     }
 
     // MARK: Scalars
@@ -16,12 +17,12 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try integer(value ? 1 : 0, key)
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        let indexes = encoding.parameterIndexes(for: key)
-        try encoding.bind(at: indexes, key: key, value: value) { try encoding.statement.bindText(value, at: $0) }
+        guard let target = writer.target(for: key) else { return }
+        try writer.bind(target, key: key, value: value) { try writer.statement.bindText(value, at: $0) }
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        let indexes = encoding.parameterIndexes(for: key)
-        try encoding.bind(at: indexes, key: key, value: value) { try encoding.statement.bindReal(value, at: $0) }
+        guard let target = writer.target(for: key) else { return }
+        try writer.bind(target, key: key, value: value) { try writer.statement.bindReal(value, at: $0) }
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         try encode(Double(value), forKey: key)
@@ -34,11 +35,11 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(Int64(value), key) }
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(Int64(value), key) }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(Int64(value), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try encoding.bindValue(value, key: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encoding.bindValue(value, key: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try writer.bindValue(value, key: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writer.bindValue(value, key: key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try encoding.bindValue(value, key: key)
+        try writer.bindValue(value, key: key)
     }
 
     // MARK: Optionals: nil binds NULL
@@ -78,26 +79,26 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        encoding.fail(unsupportedNesting(key))
+        writer.fail(unsupportedNesting(key))
         return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>(codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoding.fail(unsupportedNesting(key))
+        writer.fail(unsupportedNesting(key))
         return DiscardingUnkeyedContainer(codingPath: codingPath + [key])
     }
 
     /// A superclass encodes into the same statement.
-    mutating func superEncoder() -> any Encoder { encoding }
+    mutating func superEncoder() -> any Encoder { StatementEncoding(writer: writer) }
 
-    mutating func superEncoder(forKey key: Key) -> any Encoder { encoding }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { StatementEncoding(writer: writer) }
 
     // MARK: Helpers
 
     @inline(__always)
     private func integer(_ value: Int64, _ key: Key) throws {
-        let indexes = encoding.parameterIndexes(for: key)
-        try encoding.bind(at: indexes, key: key, value: value) { try encoding.statement.bindInteger(value, at: $0) }
+        guard let target = writer.target(for: key) else { return }
+        try writer.bind(target, key: key, value: value) { try writer.statement.bindInteger(value, at: $0) }
     }
 
     @inline(__always)
@@ -118,14 +119,5 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
                 debugDescription:
                     "a parameter cannot hold a nested container; declare the property as a Codable type "
                     + "and it is stored as JSON"))
-    }
-}
-
-extension StatementEncoding {
-    /// Binds any `Encodable` to the parameters of `key`.
-    func bindValue<T: Encodable>(_ value: T, key: some CodingKey) throws {
-        let indexes = parameterIndexes(for: key)
-        guard !indexes.isEmpty else { return }
-        try bindValue(value, at: indexes, key: key)
     }
 }

@@ -9,7 +9,11 @@ internal import CSQLite
 /// once: `handle` is nil and every statement throws.
 final class Connection {
     /// The connection; nil once closed. Statements check it before every call.
-    var handle: OpaquePointer?
+    ///
+    /// Read on every call into SQLite. A connection is used by one task at a time and this is never
+    /// accessed re-entrantly, so the dynamic exclusivity check is turned off, as on the other
+    /// per-call state of `Database`, `Statement` and the coding objects.
+    @exclusivity(unchecked) var handle: OpaquePointer?
 
     init(handle: OpaquePointer) {
         self.handle = handle

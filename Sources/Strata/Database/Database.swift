@@ -30,24 +30,24 @@ public final class Database {
     public let isReadOnly: Bool
 
     /// How statements prepared from now on store dates. Each statement can override it.
-    public var dateStrategy: DateStrategy = .text
+    @exclusivity(unchecked) public var dateStrategy: DateStrategy = .text
     /// How statements prepared from now on store arrays and nested values. Each statement can override it.
-    public var arrayStrategy: ArrayStrategy = .json
+    @exclusivity(unchecked) public var arrayStrategy: ArrayStrategy = .json
     /// How statements prepared from now on store UUIDs. Each statement can override it.
-    public var uuidStrategy: UUIDStrategy = .blob
+    @exclusivity(unchecked) public var uuidStrategy: UUIDStrategy = .blob
 
     var strategies: ValueStrategies {
         ValueStrategies(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
     }
 
     /// Prepared statements kept for reuse, keyed by SQL (see `cachedStatement(for:)`).
-    var statementCache = StatementCache()
+    @exclusivity(unchecked) var statementCache = StatementCache()
 
     /// SQL built for each record type, by type (see `RecordSQL`).
-    var recordSQLCache: [ObjectIdentifier: RecordSQL] = [:]
+    @exclusivity(unchecked) var recordSQLCache: [ObjectIdentifier: RecordSQL] = [:]
 
     /// The SQL of each record type that needs no instance: find, fetch all, delete by id (see `TableSQL`).
-    var tableSQLCache: [ObjectIdentifier: TableSQL] = [:]
+    @exclusivity(unchecked) var tableSQLCache: [ObjectIdentifier: TableSQL] = [:]
 
     private var savepointDepth = 0
 

@@ -19,8 +19,9 @@ final class RecordSQL {
     /// The 1-based index of the primary key parameter in `insert`.
     let insertPrimaryKeyParameter: Int32
 
-    /// Prepared statements by `Kind`, made on first use.
-    private var prepared: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
+    /// Prepared statements by `Kind`, made on first use, and the encoding of each one's last pass.
+    @exclusivity(unchecked) private var prepared: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
+    @exclusivity(unchecked) private var encodings: [StatementEncoding?] = Array(repeating: nil, count: Kind.allCases.count)
 
     func sql(_ kind: Kind) -> String {
         switch kind {
@@ -44,6 +45,17 @@ final class RecordSQL {
             prepared[kind.rawValue] = statement
         }
         return statement
+    }
+
+    /// The encoding of the last pass over `statement`, when it is the cached statement of `kind`.
+    func lastEncoding(_ kind: Kind, for statement: Statement) -> StatementEncoding? {
+        guard let encoding = encodings[kind.rawValue], prepared[kind.rawValue] === statement else { return nil }
+        return encoding
+    }
+
+    /// Keeps `encoding` for the next pass when its statement is the cached statement of `kind`.
+    func keep(_ encoding: StatementEncoding, for kind: Kind) {
+        if prepared[kind.rawValue] === encoding.writer.statement { encodings[kind.rawValue] = encoding }
     }
 
     init<T: Model>(for type: T.Type, keys: [String]) throws {
@@ -109,8 +121,8 @@ final class TableSQL {
     let deleteByID: String
 
     /// The prepared `find` statement and the decoder reading its rows, reused lookup after lookup.
-    private var findStatement: Statement?
-    private var findDecoding: RowDecoding?
+    @exclusivity(unchecked) private var findStatement: Statement?
+    @exclusivity(unchecked) private var findDecoding: RowDecoding?
 
     /// The `find` statement and a decoder for `T` on it.
     func finder<T: Model>(for type: T.Type, in database: Database) throws -> (Statement, RowDecoding) {
@@ -254,7 +266,9 @@ extension Database {
             let statement = try record.statement(kind, in: self)
             let watched = watchPrimaryKey ? record.insertPrimaryKeyParameter : 0
             let encoding = try StatementEncoder().encodePass(
-                model, to: statement, watching: watched, forRecord: true)
+                model, to: statement, watching: watched, forRecord: true,
+                reusing: record.lastEncoding(kind, for: statement))
+            record.keep(encoding, for: kind)
             if !allKeys || encoding.skippedKeys.isEmpty {
                 return (statement, encoding, record)
             }

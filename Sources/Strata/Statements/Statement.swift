@@ -34,7 +34,7 @@ public final class Statement {
     public let parameterCount: Int
 
     /// Date, array and UUID strategies, taken from the database at preparation.
-    var strategies: ValueStrategies
+    @exclusivity(unchecked) var strategies: ValueStrategies
 
     /// Bumped whenever the statement moves: rows remember the generation they were read at.
     ///
@@ -43,22 +43,22 @@ public final class Statement {
     @exclusivity(unchecked) private(set) var generation: UInt64 = 0
 
     /// Set when `next()` has reached the end, until the next reset.
-    private var isExhausted = false
+    @exclusivity(unchecked) private var isExhausted = false
 
     /// The error that ended the last `for row in statement` loop, nil when it ran to the end.
     ///
     /// A `for`-`in` loop cannot throw from the sequence, so a failure while stepping ends the
     /// loop and is kept here. Check it after the loop, or use the throwing cursor ``next()``.
-    public internal(set) var iterationError: (any Error)?
+    @exclusivity(unchecked) public internal(set) var iterationError: (any Error)?
 
-    private var columnIndexCache: [String: Int32]?
+    @exclusivity(unchecked) private var columnIndexCache: [String: Int32]?
 
     /// Key-to-column and key-to-parameter maps kept by ``RowDecoder`` and ``StatementEncoder`` (see `CodingCache`).
-    var codingCache: CodingCache?
+    @exclusivity(unchecked) var codingCache: CodingCache?
 
     /// Set while a cached statement is in use by a fetch, so that a nested fetch of the same SQL prepares its own.
-    @usableFromInline var isLeased = false
-    private var parameterIndexCache: [String: [Int32]]?
+    @usableFromInline @exclusivity(unchecked) var isLeased = false
+    @exclusivity(unchecked) private var parameterIndexCache: [String: [Int32]]?
 
     init(database: Database, sql: String, persistent: Bool = false) throws {
         let databaseHandle = try database.openHandle(sql: sql)

@@ -169,6 +169,35 @@ struct ModelTests {
         #expect(try db.count(Note.self) == 1000)
     }
 
+    /// A record type's statement keeps its encoder from one insert to the next: a change of the
+    /// database's date strategy, a failed insert and a nil key must each still be honoured.
+    @Test func theKeptEncoderFollowsEachInsert() throws {
+        struct Event: Model, Equatable {
+            static let tableName = "event"
+            var id: Int64?
+            var at: Date
+            var label: String
+        }
+        let db = try Database()
+        // `at` has no declared type, so SQLite keeps the storage class each strategy binds.
+        try db.execute(query: "CREATE TABLE event (id INTEGER PRIMARY KEY, at, label TEXT NOT NULL)")
+        var first = Event(id: nil, at: date, label: "text")
+        try db.insert(&first)
+        db.dateStrategy = .integer
+        var second = Event(id: nil, at: date, label: "integer")
+        try db.insert(&second)
+        var duplicate = Event(id: second.id, at: date, label: "duplicate")
+        #expect(throws: DatabaseError.self) { try db.insert(&duplicate) }
+        #expect(duplicate.id == second.id)
+        var third = Event(id: nil, at: date, label: "after the failure")
+        try db.insert(&third)
+
+        #expect([first.id, second.id, third.id] == [1, 2, 3])
+        let stored = try db.fetchAll(String.self, query: "SELECT typeof(at) || ' ' || label FROM event ORDER BY id")
+        #expect(stored == ["text text", "integer integer", "integer after the failure"])
+        #expect(try db.fetchAll(Event.self).map(\.at) == [date, date, date])
+    }
+
     @Test func identifiersAreQuotedSoTableNamesCannotInject() throws {
         struct Evil: Model {
             static let tableName = "note\" UNION SELECT 1, 2, 3 --"
