@@ -47,18 +47,19 @@ public struct StatementEncoder: Sendable {
     @discardableResult
     func encodePass<T: Encodable>(
         _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false,
-        reusing previous: StatementEncoding? = nil
+        reusing kept: StatementEncoding? = nil
     ) throws -> StatementEncoding {
         _ = try statement.connection.openHandle(sql: statement.sql)
         statement.prepareForBinding(clearing: !forRecord)
         let strategies = statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
         let mapping = keyEncodingStrategy.mapping
         let encoding: StatementEncoding
-        if let previous, previous.canEncode(for: statement, mapping: mapping, strategies: strategies), userInfo.isEmpty {
-            encoding = previous
+        if let kept, userInfo.isEmpty, kept.canEncode(for: statement, mapping: mapping, strategies: strategies) {
+            encoding = kept
         } else {
             encoding = StatementEncoding(
-                writer: ParameterWriter(statement: statement, mapping: mapping, strategies: strategies, userInfo: userInfo))
+                writer: ParameterWriter(
+                    statement: statement, mapping: mapping, strategies: strategies, userInfo: userInfo))
         }
         try encoding.encodeTopLevel(value, watching: watchedParameter, forRecord: forRecord)
         return encoding

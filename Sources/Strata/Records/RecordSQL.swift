@@ -20,8 +20,8 @@ final class RecordSQL {
     let insertPrimaryKeyParameter: Int32
 
     /// Prepared statements by `Kind`, made on first use, and the encoding of each one's last pass.
-    @exclusivity(unchecked) private var prepared: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
-    @exclusivity(unchecked) private var encodings: [StatementEncoding?] = Array(repeating: nil, count: Kind.allCases.count)
+    @exclusivity(unchecked) private var prepared = [Statement?](repeating: nil, count: Kind.allCases.count)
+    @exclusivity(unchecked) private var encodings = [StatementEncoding?](repeating: nil, count: Kind.allCases.count)
 
     func sql(_ kind: Kind) -> String {
         switch kind {
