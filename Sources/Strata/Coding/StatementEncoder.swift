@@ -279,28 +279,8 @@ final class ParameterWriter {
     func bindValue<T: Encodable>(_ value: T, key: some CodingKey) throws {
         guard let target = target(for: key) else { return }
         if let common = CommonType(T.self) {
-            // `common` was made from `T.self`: each cast is from a type to itself.
-            switch common {
-            case .int64:
-                let integer = unsafeBitCast(value, to: Int64.self)
-                return try bind(target, key: key, value: value) { try statement.bindInteger(integer, at: $0) }
-            case .int:
-                let integer = Int64(unsafeBitCast(value, to: Int.self))
-                return try bind(target, key: key, value: value) { try statement.bindInteger(integer, at: $0) }
-            case .double:
-                let double = unsafeBitCast(value, to: Double.self)
-                return try bind(target, key: key, value: value) { try statement.bindReal(double, at: $0) }
-            case .string:
-                let text = unsafeBitCast(value, to: String.self)
-                return try bind(target, key: key, value: value) { try statement.bindText(text, at: $0) }
-            case .bool:
-                let integer: Int64 = unsafeBitCast(value, to: Bool.self) ? 1 : 0
-                return try bind(target, key: key, value: value) { try statement.bindInteger(integer, at: $0) }
-            case .data:
-                let data = unsafeBitCast(value, to: Data.self)
-                return try bind(target, key: key, value: value) { try statement.bindBlob(data, at: $0) }
-            case .date:
-                return try bind(unsafeBitCast(value, to: Date.self), to: target, key: key)
+            return try bind(target, key: key, value: value) {
+                try statement.bind(common, value, at: $0, strategies: strategies)
             }
         }
         if let convertible = value as? any DatabaseValueConvertible {

@@ -156,9 +156,9 @@ final class TableSQL {
 extension Database {
     /// The table-level SQL of `T`, cached on the connection.
     func tableSQL<T: Model>(for type: T.Type) throws -> TableSQL {
-        if let sql = tableSQLCache[ObjectIdentifier(T.self)] { return sql }
+        if let sql = tableSQLCache.value(for: T.self) { return sql }
         let sql = try TableSQL(for: T.self)
-        tableSQLCache[ObjectIdentifier(T.self)] = sql
+        tableSQLCache.set(sql, for: T.self)
         return sql
     }
 }
@@ -239,7 +239,7 @@ final class KeyCollector: Encoder {
 extension Database {
     /// The SQL for `T`, built from the keys `instance` encodes and cached on the connection.
     func recordSQL<T: Model>(for type: T.Type, instance: T) throws -> RecordSQL {
-        if let sql = recordSQLCache[ObjectIdentifier(T.self)] { return sql }
+        if let sql = recordSQLCache.value(for: T.self) { return sql }
         let collector = KeyCollector()
         try instance.encode(to: collector)
         return try cacheRecordSQL(for: T.self, keys: collector.keys)
@@ -249,7 +249,7 @@ extension Database {
     @discardableResult
     func cacheRecordSQL<T: Model>(for type: T.Type, keys: [String]) throws -> RecordSQL {
         let sql = try RecordSQL(for: T.self, keys: keys)
-        recordSQLCache[ObjectIdentifier(T.self)] = sql
+        recordSQLCache.set(sql, for: T.self)
         return sql
     }
 

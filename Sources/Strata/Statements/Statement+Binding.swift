@@ -29,8 +29,11 @@ extension Statement {
     /// - Throws: ``DatabaseError/Code/unknownParameter`` when `index` is outside `1...parameterCount`.
     public func bind<Value: DatabaseValueConvertible>(value: Value, at index: Int) throws {
         _ = try connection.openHandle(sql: sql)
-        let stored = try storedForBinding(value)
-        try bindStored(stored, at: try parameterIndex(index))
+        let parameter = try parameterIndex(index)
+        if let common = CommonType(Value.self) {
+            return try bind(common, value, at: parameter, strategies: strategies)
+        }
+        try bindStored(try storedForBinding(value), at: parameter)
     }
 
     /// Binds each value of `values` to the parameter of the same name; every name must exist.
@@ -55,6 +58,12 @@ extension Statement {
 
     /// The stored form of `value` under the statement's strategies; a failure names the statement.
     private func storedForBinding<Value: DatabaseValueConvertible>(_ value: Value) throws -> DatabaseValue {
+        try stored(value, using: strategies)
+    }
+
+    private func stored<Value: DatabaseValueConvertible>(_ value: Value, using strategies: ValueStrategies) throws
+        -> DatabaseValue
+    {
         do {
             return try value.storedValue(using: strategies)
         } catch let error as DatabaseError {
@@ -86,6 +95,21 @@ extension Statement {
                 message: "parameter index \(index) is outside 1...\(parameterCount)", sql: sql)
         }
         return index32
+    }
+
+    /// Binds `value`, of one of the types most code binds, straight through the C API.
+    @inline(__always)
+    func bind<T>(_ common: CommonType, _ value: T, at index: Int32, strategies: ValueStrategies) throws {
+        // `common` was made from `T.self`, so every cast below is from a type to itself.
+        switch common {
+        case .int64: try bindInteger(unsafeBitCast(value, to: Int64.self), at: index)
+        case .int: try bindInteger(Int64(unsafeBitCast(value, to: Int.self)), at: index)
+        case .double: try bindReal(unsafeBitCast(value, to: Double.self), at: index)
+        case .string: try bindText(unsafeBitCast(value, to: String.self), at: index)
+        case .bool: try bindInteger(unsafeBitCast(value, to: Bool.self) ? 1 : 0, at: index)
+        case .data: try bindBlob(unsafeBitCast(value, to: Data.self), at: index)
+        case .date: try bindStored(try stored(unsafeBitCast(value, to: Date.self), using: strategies), at: index)
+        }
     }
 
     /// Binds a stored value. Callers have checked that the connection is open.
