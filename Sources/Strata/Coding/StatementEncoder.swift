@@ -83,7 +83,7 @@ final class StatementEncoding: Encoder {
     var codingPath: [any CodingKey] { writer.codingPath }
     var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
 
-    /// Whether the NULL bound to the watched parameter; see ``ParameterWriter/watchedWasNull``.
+    /// Whether the pass bound NULL to the watched parameter (a record's nil primary key).
     var watchedWasNull: Bool { writer.watchedWasNull }
     /// The keys a record's value encoded that its statement has no parameter for.
     var skippedKeys: [String] { writer.skippedKeys }

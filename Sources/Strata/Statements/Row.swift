@@ -98,7 +98,7 @@ public struct Row {
                 throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
             }
         }
-        // Data? reads TEXT as its bytes, as Data does in `readCommon`, even when they are not valid UTF-8.
+        // Data? reads TEXT as its bytes, as Data does in `readData(at:)`, even when they are not valid UTF-8.
         let value: DatabaseValue
         do {
             value =
