@@ -9,6 +9,19 @@ static inline sqlite3_destructor_type strata_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
+/// Turns off SQLite's double-quoted string literals in queries
+/// (https://www.sqlite.org/quirks.html#dblquote): `"x"` is always an identifier, so an unknown one
+/// is a "no such column" error instead of silently becoming the text `x`. Statements that create
+/// schema (and existing schemas) keep the legacy rule. `sqlite3_db_config` is variadic, which Swift
+/// cannot call.
+static inline int strata_disable_double_quoted_strings(sqlite3 *db) {
+#ifdef SQLITE_DBCONFIG_DQS_DML
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)0);
+#else
+    return SQLITE_OK;
+#endif
+}
+
 /// Column reads for typed access: the column's value is looked up once, its storage class is
 /// returned, and the value is read only when the class is the one asked for, so a mismatch
 /// converts nothing. One call into SQLite per column instead of `sqlite3_column_type` and then

@@ -72,6 +72,8 @@ public final class Database {
         }
         self.connection = Connection(handle: connection)
         sqlite3_extended_result_codes(connection, 1)
+        // A double-quoted name that matches no column is an error, never a string literal.
+        _ = strata_disable_double_quoted_strings(connection)
         sqlite3_busy_timeout(connection, 5000)
         busyTimeout = 5
         do {

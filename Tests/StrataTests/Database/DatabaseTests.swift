@@ -264,6 +264,23 @@ import Testing
         #expect(error.text.contains("SELECT abs(-9223372036854775808)"))
     }
 
+    /// SQLite's legacy rule reads an unknown double-quoted name as a string literal, so a typo in
+    /// a column name silently matches nothing; Strata turns it off for queries. Schema statements
+    /// keep it, so existing schemas that rely on it still open.
+    @Test func aDoubleQuotedNameIsAlwaysAnIdentifierInQueries() throws {
+        let db = try makeDatabase()
+        try db.execute(query: #"CREATE TABLE t (name TEXT DEFAULT "legacy default")"#)
+        try db.execute(query: "INSERT INTO t DEFAULT VALUES")
+        let error = expectError(.sqlite) {
+            _ = try db.fetchAll(String.self, query: #"SELECT name FROM t WHERE "nmae" = 'x'"#)
+        }
+        #expect(error?.message == "no such column: nmae")
+        #expect(
+            try db.fetchAll(String.self, query: #"SELECT "name" FROM t WHERE "name" = 'legacy default'"#) == [
+                "legacy default"
+            ])
+    }
+
     // MARK: Properties
 
     @Test func lastInsertedIdAndChanges() throws {

@@ -80,19 +80,15 @@ struct InjectionTests {
         let db = try makeDatabase()
         try db.execute(query: "CREATE TABLE pk (id INTEGER PRIMARY KEY, name TEXT)")
         try db.execute(query: "INSERT INTO pk (name) VALUES ('a'), ('b')")
-        // Quoted and doubled, the name is one identifier: no OR 1=1 runs, so no row matches.
-        #expect(try db.find(HostilePrimaryKey.self, id: 1) == nil)
-        #expect(try db.delete(HostilePrimaryKey.self, id: 1) == false)
+        // Quoted and doubled, the name is one identifier that matches no column: no OR 1=1 runs.
+        // SQLite's legacy rule would make an unknown "identifier" the string literal it spells
+        // (https://www.sqlite.org/quirks.html#dblquote) and the lookup would silently find nothing;
+        // Strata turns that rule off, so it is an error naming the column.
+        let find = expectError(.sqlite) { _ = try db.find(HostilePrimaryKey.self, id: 1) }
+        #expect(find?.message == "no such column: \(HostilePrimaryKey.primaryKey)")
+        let delete = expectError(.sqlite) { _ = try db.delete(HostilePrimaryKey.self, id: 1) }
+        #expect(delete?.message == "no such column: \(HostilePrimaryKey.primaryKey)")
         #expect(try db.fetchOne(Int.self, query: "SELECT count(*) FROM pk") == 2)
-        // It should also be a "no such column" error. SQLite's legacy double-quoted-string rule
-        // (https://www.sqlite.org/quirks.html#dblquote) turns an unknown "identifier" in a WHERE clause
-        // into a string literal, so the lookup silently compares with the text instead. Turning that
-        // rule off takes sqlite3_db_config(SQLITE_DBCONFIG_DQS_DML), which Swift cannot call (variadic)
-        // without a C shim in Sources/CSQLite.
-        withKnownIssue("SQLite's DQS quirk: an unknown quoted primary key is a string literal, not an error") {
-            let error = expectError(.sqlite) { _ = try db.find(HostilePrimaryKey.self, id: 1) }
-            #expect(error?.message == "no such column: \(HostilePrimaryKey.primaryKey)")
-        }
     }
 
     @Test("Names with quotes work when the table really has them")
