@@ -98,6 +98,13 @@ public struct Row {
                 throw statement.conversionError(error, reading: Value.self, from: .null, at: index)
             }
         }
+        return try readConverted(Value.self, at: index)
+    }
+
+    /// Reads any other type through its conversion from the stored value. Kept out of `read` so that
+    /// the common path does not pay for the `Data?` metatype, whose look-up costs as much as a read.
+    @inline(never)
+    private func readConverted<Value: DatabaseValueConvertible>(_ type: Value.Type, at index: Int32) throws -> Value {
         // Data? reads TEXT as its bytes, as Data does in `readData(at:)`, even when they are not valid UTF-8.
         let value: DatabaseValue
         do {
