@@ -27,8 +27,8 @@ out=$PWD/.build-fuzz
 mkdir -p "$out/corpus/$target" "$out/artifacts"
 
 if [ "$target" = cli-process ]; then
-    # The CLI's parsing lives in an @main executable with swift-argument-parser: it is fuzzed from
-    # outside, as a user runs it. Build it in the reliability scratch folder.
+    # The real binary, as a user runs it: exit statuses and swift-argument-parser's own exits are
+    # seen as a process sees them. Build it in the reliability scratch folder.
     swift build --product strata --scratch-path .build-reliability >/dev/null
     binary=$(swift build --product strata --scratch-path .build-reliability --show-bin-path)/strata
     exec python3 scripts/fuzz-cli.py "$binary" "$seconds" "${RUNS:-100000000}"
