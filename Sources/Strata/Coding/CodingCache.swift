@@ -59,6 +59,11 @@ final class CodingCache {
         }
     }
 
+    /// Forgets every key's column: the statement's columns changed (see `Statement.refreshColumnsIfRecompiled`).
+    func columnsChanged() {
+        columnSlots.removeAll(keepingCapacity: true)
+    }
+
     /// The column the `position`-th key asked for read in the last row, when `key` is that key again.
     @inline(__always)
     func cachedColumn(for key: String, at position: Int) -> Int32? {

@@ -25,10 +25,14 @@ public final class Statement {
     public let sql: String
 
     /// The number of columns each row has.
-    public let columnCount: Int
+    ///
+    /// A statement whose SQL depends on the schema (`SELECT *`) is compiled again by SQLite when the
+    /// schema changes; its columns are then read again at the next step, so they always describe the
+    /// rows the statement returns.
+    public private(set) var columnCount: Int
 
-    /// The names of the result columns, in order.
-    public let columnNames: [String]
+    /// The names of the result columns, in order. Kept true across schema changes, as ``columnCount`` is.
+    public private(set) var columnNames: [String]
 
     /// The number of parameters, named and positional.
     public let parameterCount: Int
@@ -52,6 +56,14 @@ public final class Statement {
     @exclusivity(unchecked) public internal(set) var iterationError: (any Error)?
 
     @exclusivity(unchecked) private var columnIndexCache: [String: Int32]?
+
+    /// How many times SQLite had compiled the statement again when its columns were last read
+    /// (`SQLITE_STMTSTATUS_REPREPARE`): a change means the schema changed and the columns may have too.
+    @exclusivity(unchecked) private var reprepareCount: Int32 = 0
+
+    /// Set by the first step of a run, cleared when the run ends: SQLite recompiles a statement only at
+    /// the first step of a run, so the columns are checked once per run, not once per row.
+    @exclusivity(unchecked) private var isRunning = false
 
     /// Key-to-column and key-to-parameter maps kept by ``RowDecoder`` and ``StatementEncoder`` (see `CodingCache`).
     @exclusivity(unchecked) var codingCache: CodingCache?
@@ -89,6 +101,7 @@ public final class Statement {
         self.columnNames = (0..<columnCount).map { Self.columnName(prepared, $0) }
         self.parameterCount = Int(sqlite3_bind_parameter_count(prepared))
         self.strategies = database.strategies
+        self.reprepareCount = sqlite3_stmt_status(prepared, SQLITE_STMTSTATUS_REPREPARE, 0)
     }
 
     deinit {
@@ -149,6 +162,7 @@ public final class Statement {
         let connection = try connection.openHandle(sql: sql)
         generation &+= 1
         isExhausted = false
+        isRunning = false
         defer { sqlite3_reset(handle) }
         var result = sqlite3_step(handle)
         while result == SQLITE_ROW {
@@ -171,16 +185,44 @@ public final class Statement {
     public func step() throws -> StepResult {
         let connection = try connection.openHandle(sql: sql)
         generation &+= 1
-        switch sqlite3_step(handle) {
+        let result = sqlite3_step(handle)
+        if !isRunning {
+            isRunning = true
+            refreshColumnsIfRecompiled()
+        }
+        switch result {
         case SQLITE_ROW:
             return .row(Row(statement: self, generation: generation))
         case SQLITE_DONE:
+            isRunning = false
             return .done
-        case let result:
+        default:
+            isRunning = false
             let error = DatabaseError.sqlite(result, connection: connection, sql: sql)
             sqlite3_reset(handle)
             throw error
         }
+    }
+
+    /// Reads the columns again when SQLite recompiled the statement since they were last read.
+    ///
+    /// After a schema change SQLite recompiles a statement at its next step, and `SELECT *` may then
+    /// return other columns, or the same ones in another order: the names, the name map and the
+    /// coding cache's key-to-column slots are rebuilt, so no row is ever read through stale indexes.
+    /// One call into SQLite per run.
+    ///
+    /// See https://www.sqlite.org/c3ref/stmt_status.html
+    private func refreshColumnsIfRecompiled() {
+        let count = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        guard count != reprepareCount else { return }
+        reprepareCount = count
+        let newCount = sqlite3_column_count(handle)
+        let names = (0..<newCount).map { Self.columnName(handle, $0) }
+        guard names != columnNames else { return }
+        columnNames = names
+        columnCount = Int(newCount)
+        columnIndexCache = nil
+        codingCache?.columnsChanged()
     }
 
     /// The throwing cursor: the next row, or nil at the end (and on every call after it,
@@ -208,6 +250,7 @@ public final class Statement {
     public func reset() {
         generation &+= 1
         isExhausted = false
+        isRunning = false
         iterationError = nil
         guard connection.handle != nil else { return }
         sqlite3_reset(handle)
@@ -220,6 +263,7 @@ public final class Statement {
     func prepareForBinding(clearing: Bool) {
         generation &+= 1
         isExhausted = false
+        isRunning = false
         iterationError = nil
         guard connection.handle != nil else { return }
         if sqlite3_stmt_busy(handle) != 0 {
