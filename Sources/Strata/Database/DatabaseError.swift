@@ -48,6 +48,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         public static let migration = Code("migration")
         /// A record that was expected to exist and does not.
         public static let recordNotFound = Code("record not found")
+        /// An insert that SQLite ignored (`INSERT OR IGNORE`, `ON CONFLICT IGNORE`, `RAISE(IGNORE)`): no row was written.
+        public static let recordNotInserted = Code("record not inserted")
     }
 
     /// The kind of failure.

@@ -1,15 +1,28 @@
 extension Database {
     /// Inserts `model`. When its primary key is nil, the key SQLite assigns (the new rowid of an
-    /// `INTEGER PRIMARY KEY`) is written back into `model`, with any column defaults.
+    /// `INTEGER PRIMARY KEY`) is written back into `model`, which is read back whole from the
+    /// inserted row (`INSERT ... RETURNING *`), with what defaults and triggers stored.
+    ///
+    /// - **An insert that inserts nothing throws.** When SQLite ignores it (`INSERT OR IGNORE`, an
+    ///   `ON CONFLICT IGNORE` constraint, a trigger's `RAISE(IGNORE)`), the call throws
+    ///   ``DatabaseError/Code/recordNotInserted`` and `model` is unchanged: it never receives another row.
+    /// - **A nil key that SQLite does not assign throws.** Only an `INTEGER PRIMARY KEY` column gets a
+    ///   key from SQLite; a nil `String` or `UUID` key throws ``DatabaseError/Code/invalidArgument`` and
+    ///   no row is inserted.
+    /// - **An insert that throws leaves no row.** When the row cannot be read back into `model` (a
+    ///   trigger or the column's type changed a value), the insert is rolled back before the error is
+    ///   thrown, so a caller that retries never writes the row twice.
     ///
     /// Repeated inserts of one type reuse one cached prepared statement.
     ///
     /// - Throws: ``DatabaseError`` for a constraint violation (`model` is then unchanged).
+    ///
+    /// See https://www.sqlite.org/lang_returning.html
     public func insert<T: Model>(_ model: inout T) throws {
-        let (statement, encoding, record) = try encodeRecord(model, statement: .insert, watchPrimaryKey: true)
-        try statement.perform()
-        if encoding.watchedWasNull {
-            model = try reloadInserted(T.self, record: record)
+        if let inserted = try write(model, .insert, returning: .insertReturning) {
+            model = inserted
+        } else if changes == 0 {
+            throw Self.notInserted(T.self, sql: try recordSQL(for: T.self, instance: model).insert)
         }
     }
 
@@ -35,12 +48,10 @@ extension Database {
     }
 
     /// Inserts `model`, or updates the row with its primary key when there is one
-    /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned as in ``insert(_:)``.
+    /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned and read back as in ``insert(_:)``.
     public func upsert<T: Model>(_ model: inout T) throws {
-        let (statement, encoding, record) = try encodeRecord(model, statement: .upsert, watchPrimaryKey: true)
-        try statement.perform()
-        if encoding.watchedWasNull {
-            model = try reloadInserted(T.self, record: record)
+        if let inserted = try write(model, .upsert, returning: .upsertReturning) {
+            model = inserted
         }
     }
 
@@ -65,16 +76,81 @@ extension Database {
         return changes > 0
     }
 
-    /// The row just inserted, read back by its rowid.
-    private func reloadInserted<T: Model>(_ type: T.Type, record: RecordSQL) throws -> T {
-        let statement = try record.statement(.selectByRowID, in: self)
-        defer { statement.reset() }
-        try statement.bind(value: lastInsertedId, at: 1)
-        guard let row = try statement.next() else {
-            throw DatabaseError(
-                code: .recordNotFound, message: "the inserted \(T.tableName) row could not be read back",
-                sql: statement.sql)
+    // MARK: Internal
+
+    /// Runs the `plain` statement of `model`, or its `returning` twin when the primary key is nil,
+    /// and returns the row that one wrote, decoded. Nil when the key was set.
+    ///
+    /// The statement is chosen before encoding by the last call's key (a batch of new models encodes
+    /// once each); a wrong guess costs one encode more.
+    private func write<T: Model>(_ model: T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind) throws -> T? {
+        let guess = try recordSQL(for: T.self, instance: model).lastKeyWasNil
+        var (statement, encoding, record) = try encodeRecord(
+            model, statement: guess ? returning : plain, watchPrimaryKey: true)
+        if encoding.watchedWasNull != guess {
+            record.lastKeyWasNil = encoding.watchedWasNull
+            (statement, encoding, record) = try encodeRecord(
+                model, statement: encoding.watchedWasNull ? returning : plain, watchPrimaryKey: true)
         }
-        return try T.rowDecoder.decode(T.self, from: row)
+        guard encoding.watchedWasNull else {
+            try statement.perform()
+            return nil
+        }
+        return try atomically {
+            defer { statement.reset() }
+            guard let row = try statement.next() else {
+                throw Self.notInserted(T.self, sql: statement.sql)
+            }
+            let key = record.columns[Int(record.insertPrimaryKeyParameter) - 1]
+            guard let index = statement.columnIndex(named: key), !statement.isNull(at: index) else {
+                throw DatabaseError(
+                    code: .invalidArgument,
+                    message: "could not insert \(T.self) with a nil \(record.primaryKeyKey): SQLite assigns a key "
+                        + "only to an INTEGER PRIMARY KEY column; set the key before inserting",
+                    sql: statement.sql)
+            }
+            let inserted = try T.rowDecoder.decode(T.self, from: row)
+            // The write happened at the first step; this ends the statement as a write should end.
+            _ = try statement.next()
+            return inserted
+        }
+    }
+
+    /// Runs `body` so that what it wrote is kept only when it returns: in a savepoint inside a
+    /// transaction, in a transaction of its own outside one. The statements are cached, so this costs
+    /// two steps, not two compiles.
+    private func atomically<Result>(_ body: () throws -> Result) throws -> Result {
+        let nested = isInTransaction
+        try cachedStatement(for: nested ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            if isInTransaction {
+                // A failed rollback leaves the error of `body` as the one the caller needs.
+                if nested {
+                    try? cachedStatement(for: "ROLLBACK TO strata_record").perform()
+                    try? cachedStatement(for: "RELEASE strata_record").perform()
+                } else {
+                    try? cachedStatement(for: "ROLLBACK").perform()
+                }
+            }
+            throw error
+        }
+        do {
+            try cachedStatement(for: nested ? "RELEASE strata_record" : "COMMIT").perform()
+        } catch {
+            if !nested, isInTransaction { try? cachedStatement(for: "ROLLBACK").perform() }
+            throw error
+        }
+        return result
+    }
+
+    static func notInserted<T: Model>(_ type: T.Type, sql: String) -> DatabaseError {
+        DatabaseError(
+            code: .recordNotInserted,
+            message: "the insert of \(T.self) inserted no row: SQLite ignored it (INSERT OR IGNORE, an ON CONFLICT "
+                + "IGNORE constraint or a trigger's RAISE(IGNORE)); the model is unchanged",
+            sql: sql)
     }
 }

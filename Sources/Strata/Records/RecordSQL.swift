@@ -3,7 +3,9 @@
 final class RecordSQL {
     /// The statements of a record type.
     enum Kind: Int, CaseIterable {
-        case insert, update, upsert, delete, selectByRowID
+        /// `insert` and `upsert` with `RETURNING *`, for a nil primary key: the row comes back from the
+        /// statement that wrote it, or no row comes back when SQLite ignored the insert.
+        case insert, insertReturning, update, upsert, upsertReturning, delete
     }
 
     /// Coding keys in encoding order, and the column each maps to.
@@ -15,9 +17,12 @@ final class RecordSQL {
     let update: String
     let upsert: String
     let delete: String
-    let selectByRowID: String
     /// The 1-based index of the primary key parameter in `insert`.
     let insertPrimaryKeyParameter: Int32
+
+    /// Whether the last `insert` or `upsert` of this type had a nil primary key: the next one most
+    /// likely does too, so it is encoded into the `RETURNING` statement first.
+    @exclusivity(unchecked) var lastKeyWasNil = false
 
     /// Prepared statements by `Kind`, made on first use, and the encoding of each one's last pass.
     @exclusivity(unchecked) private var prepared = [Statement?](repeating: nil, count: Kind.allCases.count)
@@ -26,10 +31,11 @@ final class RecordSQL {
     func sql(_ kind: Kind) -> String {
         switch kind {
         case .insert: insert
+        case .insertReturning: insert + " RETURNING *"
         case .update: update
         case .upsert: upsert
+        case .upsertReturning: upsert + " RETURNING *"
         case .delete: delete
-        case .selectByRowID: selectByRowID
         }
     }
 
@@ -100,7 +106,6 @@ final class RecordSQL {
             insert + " ON CONFLICT (\(primaryKeyColumn)) "
             + (others.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(excluded)")
         delete = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
-        selectByRowID = "SELECT * FROM \(table) WHERE rowid = ?"
     }
 
     static func isParameterName(_ key: String) -> Bool {
