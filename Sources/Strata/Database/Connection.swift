@@ -15,8 +15,12 @@ final class Connection {
     /// per-call state of `Database`, `Statement` and the coding objects.
     @exclusivity(unchecked) var handle: OpaquePointer?
 
+    /// Refuses transaction control inside blocks that own the transaction; its authorizer is installed on `handle`.
+    let transactionGuard = TransactionControlGuard()
+
     init(handle: OpaquePointer) {
         self.handle = handle
+        transactionGuard.install(on: handle)
     }
 
     deinit {

@@ -15,6 +15,10 @@ extension Database {
     ///
     /// Inside another transaction it runs in a savepoint, which rolls back on its own.
     ///
+    /// **`BEGIN`, `COMMIT` and `ROLLBACK` are refused inside `body`**: they throw
+    /// ``DatabaseError/Code/invalidArgument`` and the transaction rolls back, so nothing `body` wrote is
+    /// committed behind the caller's back. Nest `transaction` for a savepoint.
+    ///
     /// ```swift
     /// try db.transaction { db in
     ///     try db.execute(query: "UPDATE account SET balance = balance - 10 WHERE id = 1")
@@ -36,7 +40,7 @@ extension Database {
         try beginTransaction(kind)
         let result: Result
         do {
-            result = try body(self)
+            result = try refusingTransactionControl(.transactionControlRefused) { try body(self) }
             try commitTransaction()
         } catch {
             rollbackAfterFailure()
@@ -83,6 +87,12 @@ extension Database {
         }
         try execute(query: "RELEASE SAVEPOINT \(name)")
         return result
+    }
+
+    /// Runs `body` with `BEGIN`, `COMMIT` and `ROLLBACK` refused with `error`: as they are prepared, and when one
+    /// prepared before runs. Savepoints stay allowed.
+    func refusingTransactionControl<Result>(_ error: DatabaseError, _ body: () throws -> Result) rethrows -> Result {
+        try connection.transactionGuard.refusing(with: error, body)
     }
 
     /// Rolls back whatever is open after a failure; the original error is what the caller needs to see.

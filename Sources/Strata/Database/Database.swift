@@ -133,15 +133,20 @@ public final class Database {
     /// - Throws: ``DatabaseError`` naming the statement that failed.
     public func execute(query: String) throws {
         let connection = try openHandle(sql: query)
+        try checkNoNULCharacter(in: query)
+        let transactionGuard = self.connection.transactionGuard
         try query.withCString { start in
             var next: UnsafePointer<CChar>? = start
             while let current = next, current.pointee != 0 {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                transactionGuard.preparedTransactionControl = false
                 let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
                 guard prepared == SQLITE_OK else {
                     // After a failure the tail points where parsing stopped, maybe inside the statement.
-                    throw DatabaseError.sqlite(prepared, connection: connection, sql: Self.statement(at: current))
+                    let sql = Self.statement(at: current)
+                    throw transactionGuard.explain(
+                        DatabaseError.sqlite(prepared, connection: connection, sql: sql), sql: sql)
                 }
                 next = tail
                 // Whitespace or a comment compiles to no statement.
@@ -231,6 +236,16 @@ public final class Database {
             if character == ";" && sqlite3_complete(candidate) != 0 { break }
         }
         return candidate.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Throws for SQL text with a NUL character, which SQLite would read only up to: the rest would be silently dropped.
+func checkNoNULCharacter(in sql: String) throws {
+    guard !sql.utf8.contains(0) else {
+        throw DatabaseError(
+            code: .invalidArgument,
+            message: "the SQL text contains a NUL character, where SQLite would stop reading it",
+            sql: sql.replacingOccurrences(of: "\u{0}", with: "\\0"))
     }
 }
 

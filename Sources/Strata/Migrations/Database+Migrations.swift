@@ -95,27 +95,14 @@ extension Database {
 
     // MARK: Internal
 
-    /// Runs `body` with `BEGIN`, `COMMIT` and `ROLLBACK` refused when a statement is prepared (an
-    /// SQLite authorizer): a migration that could end its transaction would let its later
-    /// statements autocommit, apart from its version bump. Savepoints stay allowed.
-    ///
-    /// See https://www.sqlite.org/c3ref/set_authorizer.html
+    /// Runs `body` with `BEGIN`, `COMMIT` and `ROLLBACK` refused: a migration that could end its transaction
+    /// would let its later statements autocommit, apart from its version bump. Savepoints stay allowed.
     func refusingTransactionControl<Result>(migrating version: Int, _ body: () throws -> Result) throws -> Result {
-        let handle = try openHandle()
-        sqlite3_set_authorizer(
-            handle,
-            { _, action, _, _, _, _ in action == SQLITE_TRANSACTION ? SQLITE_DENY : SQLITE_OK },
-            nil)
-        defer { sqlite3_set_authorizer(handle, nil, nil) }
-        do {
-            return try body()
-        } catch let error as DatabaseError where error.resultCode?.primary.rawValue == SQLITE_AUTH {
-            throw DatabaseError(
-                code: .migration, resultCode: error.resultCode,
-                message: "migration \(version) cannot BEGIN, COMMIT or ROLLBACK: it runs in one transaction "
-                    + "with its version bump, which rolls back whole when a step fails",
-                sql: error.sql, underlyingError: error)
-        }
+        let refusal = DatabaseError(
+            code: .migration,
+            message: "migration \(version) cannot BEGIN, COMMIT or ROLLBACK: it runs in one transaction "
+                + "with its version bump, which rolls back whole when a step fails")
+        return try refusingTransactionControl(refusal, body)
     }
 
     /// Runs `body` with foreign key checks deferred to the end of the transaction, then restores the setting.

@@ -72,16 +72,26 @@ public final class Statement {
     @usableFromInline @exclusivity(unchecked) var isLeased = false
     @exclusivity(unchecked) private var parameterIndexCache: [String: [Int32]]?
 
+    /// Whether the statement is `BEGIN`, `COMMIT` or `ROLLBACK`, refused inside blocks that own their
+    /// transaction (see `TransactionControlGuard`).
+    private let isTransactionControl: Bool
+
     init(database: Database, sql: String, persistent: Bool = false) throws {
         let databaseHandle = try database.openHandle(sql: sql)
+        try checkNoNULCharacter(in: sql)
         var statement: OpaquePointer?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let transactionGuard = database.connection.transactionGuard
+        transactionGuard.preparedTransactionControl = false
+        var isTransactionControl = false
         let prepared = try sql.withCString { start -> OpaquePointer? in
             var tail: UnsafePointer<CChar>?
             let result = sqlite3_prepare_v3(databaseHandle, start, -1, flags, &statement, &tail)
             guard result == SQLITE_OK else {
-                throw DatabaseError.sqlite(result, connection: databaseHandle, sql: sql)
+                throw transactionGuard.explain(
+                    DatabaseError.sqlite(result, connection: databaseHandle, sql: sql), sql: sql)
             }
+            isTransactionControl = transactionGuard.preparedTransactionControl
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
                 throw DatabaseError(
@@ -95,6 +105,7 @@ public final class Statement {
         }
         self.connection = database.connection
         self.handle = prepared
+        self.isTransactionControl = isTransactionControl
         self.sql = sql
         let columnCount = sqlite3_column_count(prepared)
         self.columnCount = Int(columnCount)
@@ -160,6 +171,7 @@ public final class Statement {
     /// See https://www.sqlite.org/c3ref/step.html
     public func perform() throws {
         let connection = try connection.openHandle(sql: sql)
+        if isTransactionControl { try checkTransactionControlAllowed() }
         generation &+= 1
         isExhausted = false
         isRunning = false
@@ -184,6 +196,7 @@ public final class Statement {
     /// See https://www.sqlite.org/c3ref/step.html
     public func step() throws -> StepResult {
         let connection = try connection.openHandle(sql: sql)
+        if isTransactionControl { try checkTransactionControlAllowed() }
         generation &+= 1
         let result = sqlite3_step(handle)
         if !isRunning {
@@ -201,6 +214,13 @@ public final class Statement {
             let error = DatabaseError.sqlite(result, connection: connection, sql: sql)
             sqlite3_reset(handle)
             throw error
+        }
+    }
+
+    /// Throws when a block owns the connection's transaction: this statement, prepared before, is transaction control.
+    private func checkTransactionControlAllowed() throws {
+        if let refusal = connection.transactionGuard.refusal {
+            throw refusal.refusing(sql: sql, resultCode: nil)
         }
     }
 

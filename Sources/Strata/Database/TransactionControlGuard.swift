@@ -1,0 +1,65 @@
+internal import CSQLite
+
+/// Refuses `BEGIN`, `COMMIT` and `ROLLBACK` while a block owns the connection's transaction.
+///
+/// A block that owns its transaction (``Database/transaction(_:_:)``, a pool's or queue's `write`, a
+/// migration) commits when it returns and rolls back when it throws. A `COMMIT` inside it would
+/// commit early, and the block's own commit would then fail, so a caller that retries writes twice.
+///
+/// An SQLite authorizer, installed once when the connection opens, sees every statement as it is
+/// prepared: it denies transaction control while ``refusal`` is set, and marks the statements that
+/// are transaction control so that one prepared earlier is refused when it runs. Statements compiled
+/// before a schema change are compiled again through the same authorizer.
+///
+/// See https://www.sqlite.org/c3ref/set_authorizer.html
+final class TransactionControlGuard {
+    /// The error a transaction control statement gets while a block owns the transaction; nil allows them.
+    @exclusivity(unchecked) var refusal: DatabaseError?
+
+    /// Set by the authorizer when the statement being prepared is `BEGIN`, `COMMIT` or `ROLLBACK`.
+    @exclusivity(unchecked) var preparedTransactionControl = false
+
+    /// Installs the authorizer on `handle`. The guard must outlive the handle: `Connection` owns both.
+    func install(on handle: OpaquePointer) {
+        sqlite3_set_authorizer(
+            handle,
+            { context, action, _, _, _, _ in
+                guard action == SQLITE_TRANSACTION, let context else { return SQLITE_OK }
+                let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
+                guardState.preparedTransactionControl = true
+                return guardState.refusal == nil ? SQLITE_OK : SQLITE_DENY
+            },
+            Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Runs `body` with transaction control refused with `error`, then restores what was refused before.
+    func refusing<Result>(with error: DatabaseError, _ body: () throws -> Result) rethrows -> Result {
+        let previous = refusal
+        refusal = error
+        defer { refusal = previous }
+        return try body()
+    }
+
+    /// The error for `failure`, a statement that failed to prepare: the refusal when the authorizer denied
+    /// transaction control, `failure` itself otherwise.
+    func explain(_ failure: DatabaseError, sql: String?) -> DatabaseError {
+        guard preparedTransactionControl, let refusal, failure.resultCode?.primary.rawValue == SQLITE_AUTH else {
+            return failure
+        }
+        return refusal.refusing(sql: sql, resultCode: failure.resultCode)
+    }
+}
+
+extension DatabaseError {
+    /// The error of a transaction control statement refused inside a block that owns the transaction.
+    static let transactionControlRefused = DatabaseError(
+        code: .invalidArgument,
+        message: "BEGIN, COMMIT and ROLLBACK are refused inside a block that owns its transaction "
+            + "(transaction { }, write { }): the block commits when it returns and rolls back when it throws; "
+            + "nest transaction { } for a savepoint, or use writeWithoutTransaction to manage transactions yourself")
+
+    /// This refusal, for the statement `sql`.
+    func refusing(sql: String?, resultCode: ResultCode?) -> DatabaseError {
+        DatabaseError(code: code, resultCode: resultCode, message: message, sql: sql)
+    }
+}
