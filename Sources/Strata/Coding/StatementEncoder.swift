@@ -149,6 +149,8 @@ final class ParameterWriter {
     /// collect the keys that found no parameter, so that their SQL can grow to include them.
     @exclusivity(unchecked) var forRecord = false
     @exclusivity(unchecked) var skippedKeys: [String] = []
+    /// Records note the parameters given a Decimal with more digits than a REAL keeps, whose column they check.
+    @exclusivity(unchecked) var preciseDecimalParameters: [Int32] = []
 
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
@@ -169,6 +171,7 @@ final class ParameterWriter {
         watchedWasNull = false
         self.forRecord = forRecord
         if !skippedKeys.isEmpty { skippedKeys.removeAll() }
+        if !preciseDecimalParameters.isEmpty { preciseDecimalParameters.removeAll() }
     }
 
     func encodeTopLevel<T: Encodable>(_ value: T, through encoder: StatementEncoding) throws {
@@ -269,6 +272,9 @@ final class ParameterWriter {
             stored = try value.storedValue(using: strategies)
         } catch {
             throw encodingError(error, value: value, key: key)
+        }
+        if forRecord, let decimal = value as? Decimal, decimal.hasMoreDigitsThanAREAL {
+            preciseDecimalParameters.append(target.index)
         }
         try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
     }

@@ -275,6 +275,9 @@ extension Database {
                 reusing: record.lastEncoding(kind, for: statement))
             record.keep(encoding, for: kind)
             if !allKeys || encoding.skippedKeys.isEmpty {
+                if !encoding.writer.preciseDecimalParameters.isEmpty {
+                    try checkDecimalColumns(encoding.writer.preciseDecimalParameters, of: statement, record, T.self)
+                }
                 return (statement, encoding, record)
             }
             record = try cacheRecordSQL(for: T.self, keys: record.keys + encoding.skippedKeys)
@@ -283,4 +286,60 @@ extension Database {
             code: .invalidArgument, message: "\(T.self) encodes keys that its table SQL cannot hold",
             sql: record.sql(kind))
     }
+}
+
+extension Database {
+    /// Throws when a Decimal with more significant digits than a REAL keeps is about to be written to a
+    /// column with INTEGER, REAL or NUMERIC affinity, which would turn it into a REAL and lose digits.
+    ///
+    /// Only such values pay for the look-up of the column's declared type; it is read from the schema each
+    /// time, so it cannot go stale.
+    ///
+    /// See https://www.sqlite.org/datatype3.html#type_affinity
+    func checkDecimalColumns<T: Model>(
+        _ parameters: [Int32], of statement: Statement, _ record: RecordSQL, _ type: T.Type
+    ) throws {
+        let names = statement.parameterIndexes()
+        for parameter in parameters {
+            guard let key = names.first(where: { $0.value.contains(parameter) })?.key,
+                let offset = record.keys.firstIndex(of: key)
+            else { continue }
+            let column = record.columns[offset]
+            let declared = try fetchOne(
+                String.self, query: "SELECT type FROM pragma_table_xinfo(:table) WHERE name = :column",
+                parameters: ["table": T.tableName, "column": column])
+            guard let declared, let affinity = NumericAffinity(declaredType: declared) else { continue }
+            throw DatabaseError(
+                code: .valueOutOfRange,
+                message: "could not store a Decimal with more than 15 significant digits in column \"\(column)\" of "
+                    + "\(T.tableName), declared \(declared): SQLite stores number-like text in a column with "
+                    + "\(affinity) affinity as a REAL, which keeps 15 digits; declare the column TEXT to keep every digit",
+                sql: statement.sql, column: column)
+        }
+    }
+}
+
+/// The affinity SQLite gives a declared column type, when it converts number-like text to numbers.
+///
+/// See https://www.sqlite.org/datatype3.html#determination_of_column_affinity
+enum NumericAffinity: String, CustomStringConvertible {
+    case integer = "INTEGER", real = "REAL", numeric = "NUMERIC"
+
+    /// Nil for TEXT and BLOB affinity, which store text as it is.
+    init?(declaredType: String) {
+        let type = declaredType.uppercased()
+        if type.contains("INT") {
+            self = .integer
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            return nil
+        } else if type.contains("BLOB") || type.isEmpty {
+            return nil
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .real
+        } else {
+            self = .numeric
+        }
+    }
+
+    var description: String { rawValue }
 }

@@ -84,6 +84,13 @@ extension URL: DatabaseValueConvertible {
 }
 
 /// Stored as TEXT, so that no digit is lost; reads TEXT, INTEGER and REAL.
+///
+/// **Declare a Decimal column `TEXT`.** In a column with NUMERIC, DECIMAL, INTEGER or REAL affinity
+/// SQLite turns number-like text into a REAL, which keeps 15 significant digits: a Decimal with more
+/// would lose digits. Records (`insert`, `update`, `upsert`) check the column and throw instead; with
+/// hand-written SQL the declaration is up to you. A REAL reads back as the shortest decimal that
+/// names it (`0.1`, not `0.1000000000000000055...`), so a Decimal of up to 15 digits survives any
+/// affinity.
 extension Decimal: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .text(description) }
     public init(databaseValue: DatabaseValue) throws {
@@ -91,7 +98,7 @@ extension Decimal: DatabaseValueConvertible {
         case .text(let text):
             // Decimal(string:) reads a number off the front of "1-2" or "1.5abc": check the whole text first.
             guard Self.isDecimalNumber(text),
-                let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+                let decimal = Decimal(string: text, locale: Self.posix),
                 !decimal.isNaN
             else {
                 throw DatabaseError.conversion(
@@ -101,11 +108,13 @@ extension Decimal: DatabaseValueConvertible {
         case .integer(let value):
             self = Decimal(value)
         case .real(let value):
-            guard value.isFinite else {
+            // Decimal(Double) spells out the binary value (0.1 becomes 0.1000000000000000055...); the shortest
+            // text that reads back as the same Double is the number that was stored.
+            guard value.isFinite, let decimal = Decimal(string: value.description, locale: Self.posix) else {
                 throw DatabaseError.conversion(
                     .invalidValue, from: databaseValue, to: Decimal.self, reason: "not finite")
             }
-            self = Decimal(value)
+            self = decimal
         case .null:
             throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: Decimal.self)
         case .blob:
@@ -113,8 +122,19 @@ extension Decimal: DatabaseValueConvertible {
         }
     }
 
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    /// More significant digits than a REAL keeps: stored in a column with numeric affinity, such a value
+    /// would lose digits (see `Database.checkDecimalColumns`).
+    var hasMoreDigitsThanAREAL: Bool {
+        var digits = description.utf8.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }[...]
+        while digits.first == UInt8(ascii: "0") { digits = digits.dropFirst() }
+        while digits.last == UInt8(ascii: "0") { digits = digits.dropLast() }
+        return digits.count > 15
+    }
+
     /// Whether `text` is `[+-]digits[.digits][(e|E)[+-]digits]` with at least one digit before the exponent.
-    private static func isDecimalNumber(_ text: String) -> Bool {
+    static func isDecimalNumber(_ text: String) -> Bool {
         var bytes = text.utf8[...]
         func skipDigits() -> Int {
             let count = bytes.prefix(while: { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }).count

@@ -127,12 +127,14 @@ extension DatabaseError {
     }
 }
 
-/// Stored as INTEGER 0 or 1; any non-zero INTEGER reads as `true`, as in SQL.
+/// Stored as INTEGER 0 or 1; any non-zero INTEGER reads as `true`, as in SQL. An integral REAL reads as its
+/// INTEGER does (`1.0` is `true`), as it does for `Int`; any other REAL throws.
 extension Bool: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
     public init(databaseValue: DatabaseValue) throws {
         switch databaseValue {
         case .integer(let value): self = value != 0
+        case .real(let value) where value.rounded(.towardZero) == value: self = value != 0
         case .null: throw DatabaseError.conversion(.unexpectedNull, from: databaseValue, to: Bool.self)
         default: throw DatabaseError.conversion(.typeMismatch, from: databaseValue, to: Bool.self)
         }

@@ -272,8 +272,11 @@ struct StoredCase: Sendable, CustomTestStringConvertible {
     // MARK: The oracle: DESIGN.md's rules, written out independently of the library
 
     var asBool: Bool? {
-        if case .integer(let value) = stored { return value != 0 }
-        return nil
+        switch stored {
+        case .integer(let value): return value != 0
+        case .real(let value): return value.rounded(.towardZero) == value ? value != 0 : nil
+        default: return nil
+        }
     }
 
     func asInteger<T: FixedWidthInteger>(_ type: T.Type) -> T? {
@@ -323,6 +326,9 @@ struct StoredCase: Sendable, CustomTestStringConvertible {
             // A Julian day whose seconds overflow (1e308) is no Date.
             let seconds = (julianDay - 2_440_587.5) * 86_400
             return seconds.isFinite ? Date(timeIntervalSince1970: seconds) : nil
+        // Text that spells a number reads as that number, as a TEXT column stores a date written as a number.
+        case .text("42"): return Date(timeIntervalSince1970: 42)
+        case .text("1.5"): return Date(timeIntervalSince1970: (1.5 - 2_440_587.5) * 86_400)
         case .text("2024-02-29 12:34:56.789"): return Date(timeIntervalSince1970: 1_709_210_096.789)
         case .text("1970-01-02T00:00:00+01:00"): return Date(timeIntervalSince1970: 82_800)
         default: return nil
@@ -347,7 +353,8 @@ struct StoredCase: Sendable, CustomTestStringConvertible {
     var asDecimal: Decimal? {
         switch stored {
         case .integer(let value): return Decimal(value)
-        case .real(let value): return value.isFinite ? Decimal(value) : nil
+        // The shortest decimal that reads back as the same Double, not Decimal(Double)'s longer spelling.
+        case .real(let value): return value.isFinite ? Decimal(string: value.description) : nil
         case .text("42"): return Decimal(42)
         case .text("1.5"): return Decimal(sign: .plus, exponent: -1, significand: 15)
         default: return nil

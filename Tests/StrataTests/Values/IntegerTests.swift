@@ -154,7 +154,7 @@ enum IntegerWidth: String, CaseIterable, Sendable {
         #expect(try read(Bool?.self, from: .null, in: db) == nil)
     }
 
-    @Test(arguments: [DatabaseValue.text("true"), .real(1), .blob(Data([1]))])
+    @Test(arguments: [DatabaseValue.text("true"), .real(0.5), .blob(Data([1]))])
     func boolFromOtherStorageClassesThrows(value: DatabaseValue) throws {
         let db = try makeDatabase()
         expectError(.typeMismatch) { _ = try read(Bool.self, from: value, in: db) }
