@@ -48,7 +48,7 @@ let package = Package(
         ),
         .testTarget(
             name: "strataTests",
-            dependencies: ["strata"],
+            dependencies: ["strata", "Strata"],
             swiftSettings: swiftSettings
         ),
     ],

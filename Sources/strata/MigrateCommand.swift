@@ -33,7 +33,7 @@ struct MigrateCommand: ParsableCommand {
                     "cannot migrate to version \(target): the migrations in \(migrationsOptions.migrations) "
                         + "go from 1 to \(migrator.latestVersion)")
             }
-            let db = try Database(path: databaseOptions.database)
+            let db = try databaseOptions.open()
             defer { db.close() }
             let start = try migrator.status(of: db).currentVersion
             var appliedAny = false

@@ -1,10 +1,26 @@
 import ArgumentParser
 import Foundation
+import Strata
 
 /// The `--database` option shared by the commands that open a database.
 struct DatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "path"))
     var database = "strata.sqlite"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long to wait for a lock another process holds (a migration, a server's write), in seconds.",
+            valueName: "seconds"))
+    var busyTimeout: Double = 60
+
+    /// Opens the database with the busy timeout set before anything takes a lock.
+    func open(readOnly: Bool = false) throws -> Database {
+        guard busyTimeout.isFinite, busyTimeout >= 0 else {
+            throw CommandError("--busy-timeout must be a number of seconds, 0 or more")
+        }
+        return try Database(path: database, readOnly: readOnly, busyTimeout: busyTimeout)
+    }
 
     /// Whether the database file exists; commands that only read never create it.
     var exists: Bool {

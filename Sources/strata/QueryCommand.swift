@@ -36,10 +36,10 @@ struct QueryCommand: ParsableCommand {
             }
             let result: QueryResult
             do {
-                result = try Self.run(sql, path: databaseOptions.database, readOnly: true)
+                result = try Self.run(sql, options: databaseOptions, readOnly: true)
             } catch let error as DatabaseError where error.resultCode?.primary == .readOnly {
                 // The statement writes: nothing was changed, so it runs again on a writable connection.
-                result = try Self.run(sql, path: databaseOptions.database, readOnly: false)
+                result = try Self.run(sql, options: databaseOptions, readOnly: false)
             }
             let output = format.render(result)
             if !output.isEmpty {
@@ -48,8 +48,8 @@ struct QueryCommand: ParsableCommand {
         }
     }
 
-    private static func run(_ sql: String, path: String, readOnly: Bool) throws -> QueryResult {
-        let db = try Database(path: path, readOnly: readOnly)
+    private static func run(_ sql: String, options: DatabaseOptions, readOnly: Bool) throws -> QueryResult {
+        let db = try options.open(readOnly: readOnly)
         defer { db.close() }
         let statement = try db.prepare(query: sql)
         var rows: [[DatabaseValue]] = []

@@ -19,7 +19,7 @@ struct StatusCommand: ParsableCommand {
             try migrator.registerSQLFiles(in: migrationsOptions.url)
             let exists = databaseOptions.exists
             // A missing database is at version 0, as an empty in-memory one is.
-            let db = exists ? try Database(path: databaseOptions.database, readOnly: true) : try Database()
+            let db = exists ? try databaseOptions.open(readOnly: true) : try Database()
             defer { db.close() }
             let status = try migrator.status(of: db)
             let names = Dictionary(migrator.migrations.map { ($0.version, $0.identifier) }) { first, _ in first }

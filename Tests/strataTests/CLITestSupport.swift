@@ -63,30 +63,7 @@ struct CLIResult: Sendable {
 
     /// Runs the built `strata` binary. Output goes through files, so a large output cannot block the process.
     static func run(_ arguments: [String], in directory: URL) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = try strataBinary()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let outputs = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-output-\(UUID())")
-        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: outputs) }
-        let stdoutURL = outputs.appendingPathComponent("stdout")
-        let stderrURL = outputs.appendingPathComponent("stderr")
-        try Data().write(to: stdoutURL)
-        try Data().write(to: stderrURL)
-        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
-        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
-        process.standardOutput = stdoutHandle
-        process.standardError = stderrHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try stdoutHandle.close()
-        try stderrHandle.close()
-        return CLIResult(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: stdoutURL, encoding: .utf8),
-            stderr: try String(contentsOf: stderrURL, encoding: .utf8))
+        try RunningStrata(arguments, in: directory).wait()
     }
 
     /// The `strata` executable SwiftPM built next to this test bundle (`.build…/debug/strata`).
@@ -120,6 +97,42 @@ struct CLIResult: Sendable {
         throw CLITestError(
             "no strata binary next to the test bundle (looked in \(folders.map(\.path))); "
                 + "build with `swift build --build-tests` or set STRATA_BINARY")
+    }
+}
+
+/// A `strata` process started and not yet waited for, so that several can run at once.
+final class RunningStrata {
+    private let process = Process()
+    private let outputs: URL
+    private let stdoutHandle: FileHandle
+    private let stderrHandle: FileHandle
+
+    init(_ arguments: [String], in directory: URL) throws {
+        process.executableURL = try CLIResult.strataBinary()
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        outputs = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-output-\(UUID())")
+        try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+        try Data().write(to: outputs.appendingPathComponent("stdout"))
+        try Data().write(to: outputs.appendingPathComponent("stderr"))
+        stdoutHandle = try FileHandle(forWritingTo: outputs.appendingPathComponent("stdout"))
+        stderrHandle = try FileHandle(forWritingTo: outputs.appendingPathComponent("stderr"))
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits for the process to exit and returns what it printed.
+    func wait() throws -> CLIResult {
+        process.waitUntilExit()
+        try stdoutHandle.close()
+        try stderrHandle.close()
+        defer { try? FileManager.default.removeItem(at: outputs) }
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outputs.appendingPathComponent("stdout"), encoding: .utf8),
+            stderr: try String(contentsOf: outputs.appendingPathComponent("stderr"), encoding: .utf8))
     }
 }
 

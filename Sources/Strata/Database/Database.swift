@@ -56,8 +56,11 @@ public final class Database {
     /// A writable file database is switched to the WAL journal. A read-only one is left
     /// exactly as it is: nothing in the file is changed.
     ///
+    /// `busyTimeout` is set before anything takes a lock: opening a file that another process is
+    /// migrating or switching to WAL waits up to that long, as every later statement does.
+    ///
     /// - Throws: ``DatabaseError`` when the file cannot be opened or is not a database.
-    public init(path: String, readOnly: Bool = false) throws {
+    public init(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 5) throws {
         self.path = path
         self.isReadOnly = readOnly
         let inMemory = path == ":memory:" || path.isEmpty
@@ -74,14 +77,14 @@ public final class Database {
         sqlite3_extended_result_codes(connection, 1)
         // A double-quoted name that matches no column is an error, never a string literal.
         _ = strata_disable_double_quoted_strings(connection)
-        sqlite3_busy_timeout(connection, 5000)
-        busyTimeout = 5
+        self.busyTimeout = busyTimeout
+        Self.applyBusyTimeout(busyTimeout, to: connection)
         do {
             // Reading the schema catches a file that is not a database now, not at the first query.
             try execute(query: "SELECT count(*) FROM sqlite_schema")
             try execute(query: "PRAGMA foreign_keys = ON")
             if !readOnly && !inMemory {
-                try setJournalMode(.wal)
+                try switchToWAL()
             }
         } catch let error as DatabaseError {
             close()
@@ -206,9 +209,34 @@ public final class Database {
     public var busyTimeout: TimeInterval {
         didSet {
             guard let handle else { return }
-            let milliseconds = (busyTimeout * 1000).rounded()
-            let clamped = milliseconds.isNaN ? 0 : Int32(max(0, min(milliseconds, Double(Int32.max))))
-            sqlite3_busy_timeout(handle, clamped)
+            Self.applyBusyTimeout(busyTimeout, to: handle)
+        }
+    }
+
+    private static func applyBusyTimeout(_ seconds: TimeInterval, to handle: OpaquePointer) {
+        let milliseconds = (seconds * 1000).rounded()
+        let clamped = milliseconds.isNaN ? 0 : Int32(max(0, min(milliseconds, Double(Int32.max))))
+        sqlite3_busy_timeout(handle, clamped)
+    }
+
+    /// Switches a new connection's file to WAL, waiting out other connections as the busy timeout says.
+    ///
+    /// Changing the journal mode needs the file to itself, and SQLite reports `SQLITE_BUSY` at once, without
+    /// calling the busy handler, when another connection is opening the same file: so the switch is retried
+    /// until ``busyTimeout`` has passed. A file already in WAL takes no lock at all.
+    private func switchToWAL() throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int((max(0, busyTimeout) * 1000).rounded()))
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                if try journalMode == .wal { return }
+                try setJournalMode(.wal)
+                return
+            } catch let error as DatabaseError where error.resultCode?.primary == .busy {
+                guard ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+                pause = min(pause * 2, .milliseconds(50))
+            }
         }
     }
 
