@@ -21,7 +21,12 @@
 public protocol Model: Codable {
     /// The table the model is stored in.
     static var tableName: String { get }
-    /// The primary key column. `"id"` by default.
+    /// The coding key of the primary key (its property name): `"id"` by default.
+    ///
+    /// Like every other key, it names its column through ``keyEncodingStrategy``: with
+    /// `.convertToSnakeCase`, `primaryKey = "postId"` is the column `post_id`, for every record
+    /// operation (`insert`, `update`, `upsert`, `delete`, `find`, `fetchAll`). A column name that the
+    /// strategy leaves as it is (`"post_id"` under `.convertToSnakeCase`) names the same column.
     static var primaryKey: String { get }
     /// How coding keys become column names. `.useDefaultKeys` by default; `.convertToSnakeCase`
     /// maps `createdAt` to `created_at` for both writing and reading.
@@ -31,6 +36,11 @@ public protocol Model: Codable {
 extension Model {
     public static var primaryKey: String { "id" }
     public static var keyEncodingStrategy: StatementEncoder.KeyEncodingStrategy { .useDefaultKeys }
+
+    /// The column of the primary key: ``primaryKey`` through the key strategy.
+    static var primaryKeyColumn: String {
+        keyEncodingStrategy.mapping.name(for: primaryKey)
+    }
 
     /// The decoder that reads this model's rows: the key strategy mirrored for reading.
     static var rowDecoder: RowDecoder {

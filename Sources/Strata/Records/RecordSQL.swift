@@ -70,11 +70,11 @@ final class RecordSQL {
         }
         let mapping = T.keyEncodingStrategy.mapping
         let columns = keys.map { mapping.name(for: $0) }
-        guard let primaryKeyOffset = columns.firstIndex(of: T.primaryKey) ?? keys.firstIndex(of: T.primaryKey) else {
+        guard let primaryKeyOffset = columns.firstIndex(of: T.primaryKeyColumn) else {
             throw DatabaseError(
                 code: .invalidArgument,
-                message: "\(T.self) has no coding key for its primary key column \"\(T.primaryKey)\"; "
-                    + "its keys are \(keys.joined(separator: ", "))")
+                message: "\(T.self) has no coding key for its primary key \"\(T.primaryKey)\" "
+                    + "(column \"\(T.primaryKeyColumn)\"); its keys are \(keys.joined(separator: ", "))")
         }
         // Parameters are named after the coding keys, so the encoder binds them without a mapping.
         for key in keys where !Self.isParameterName(key) {
@@ -151,7 +151,7 @@ final class TableSQL {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
         table = try quoteIdentifier(T.tableName)
-        primaryKey = try quoteIdentifier(T.primaryKey)
+        primaryKey = try quoteIdentifier(T.primaryKeyColumn)
         find = "SELECT * FROM \(table) WHERE \(primaryKey) = ?"
         fetchAll = "SELECT * FROM \(table) ORDER BY \(primaryKey)"
         deleteByID = "DELETE FROM \(table) WHERE \(primaryKey) = ?"

@@ -99,3 +99,56 @@ struct SchemaChangeTests {
         await pool.close()
     }
 }
+
+/// A snake_case table whose primary key is not `id`.
+private struct Post: Model, Equatable {
+    static let tableName = "post"
+    static let primaryKey = "postId"
+    static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
+    var postId: Int64?
+    var postTitle: String
+}
+
+/// The same table with the primary key given as its column name.
+private struct PostByColumn: Model, Equatable {
+    static let tableName = "post"
+    static let primaryKey = "post_id"
+    static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
+    var postId: Int64?
+    var postTitle: String
+}
+
+@Suite("Correctness: one rule for the primary key's column")
+struct PrimaryKeyColumnTests {
+    func database() throws -> Database {
+        let db = try Database()
+        try db.execute(query: "CREATE TABLE post (post_id INTEGER PRIMARY KEY, post_title TEXT NOT NULL)")
+        return db
+    }
+
+    @Test func aCodingKeyPrimaryKeyWorksForEveryRecordOperationUnderSnakeCase() throws {
+        let db = try database()
+        var post = Post(postId: nil, postTitle: "hello")
+        try db.insert(&post)
+        #expect(post.postId == 1)
+        #expect(try db.find(Post.self, id: 1) == post)
+        #expect(try db.fetchAll(Post.self) == [post])
+        post.postTitle = "changed"
+        try db.update(post)
+        var upserted = Post(postId: 2, postTitle: "two")
+        try db.upsert(&upserted)
+        #expect(try db.fetchAll(Post.self).map(\.postTitle) == ["changed", "two"])
+        #expect(try db.delete(post))
+        #expect(try db.delete(Post.self, id: 2))
+        #expect(try db.fetchAll(Post.self).isEmpty)
+    }
+
+    @Test func aColumnNamePrimaryKeyNamesTheSameColumn() throws {
+        let db = try database()
+        var post = PostByColumn(postId: nil, postTitle: "hello")
+        try db.insert(&post)
+        #expect(try db.find(PostByColumn.self, id: 1) == post)
+        #expect(try db.fetchAll(PostByColumn.self) == [post])
+        #expect(try db.delete(PostByColumn.self, id: 1))
+    }
+}
