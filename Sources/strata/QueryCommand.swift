@@ -56,7 +56,7 @@ struct QueryCommand: ParsableCommand {
         while let row = try statement.next() {
             rows.append(try (0..<row.columnCount).map { try row[$0] })
         }
-        return QueryResult(columns: statement.columnNames, rows: rows, changes: db.changes)
+        return QueryResult(columns: statement.columnNames, rows: rows, changes: try db.changes)
     }
 }
 

@@ -60,7 +60,7 @@ public final class DatabaseQueue: Sendable {
     /// var noteID: Int64 = 0
     /// try await queue.write { db in
     ///     try db.execute(query: "INSERT INTO note (content) VALUES ('hello')")
-    ///     noteID = db.lastInsertedId
+    ///     noteID = try db.lastInsertedId
     /// }
     /// ```
     ///

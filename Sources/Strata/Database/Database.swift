@@ -180,21 +180,28 @@ public final class Database {
 
     /// The rowid of the most recent successful INSERT on this connection, 0 when there was none.
     ///
+    /// - Throws: ``DatabaseError/Code/connectionClosed`` after ``close()``, as every other read of the
+    ///   connection's state does.
+    ///
     /// See https://www.sqlite.org/c3ref/last_insert_rowid.html
     public var lastInsertedId: Int64 {
-        handle.map { sqlite3_last_insert_rowid($0) } ?? 0
+        get throws { sqlite3_last_insert_rowid(try openHandle()) }
     }
 
     /// The rows changed by the most recent INSERT, UPDATE or DELETE.
     ///
+    /// - Throws: ``DatabaseError/Code/connectionClosed`` after ``close()``.
+    ///
     /// See https://www.sqlite.org/c3ref/changes.html
     public var changes: Int {
-        handle.map { Int(sqlite3_changes64($0)) } ?? 0
+        get throws { Int(sqlite3_changes64(try openHandle())) }
     }
 
     /// The rows changed since the connection opened.
+    ///
+    /// - Throws: ``DatabaseError/Code/connectionClosed`` after ``close()``.
     public var totalChanges: Int {
-        handle.map { Int(sqlite3_total_changes64($0)) } ?? 0
+        get throws { Int(sqlite3_total_changes64(try openHandle())) }
     }
 
     /// The version of the SQLite library in use, such as `3.40.1`.

@@ -21,7 +21,7 @@ extension Database {
     public func insert<T: Model>(_ model: inout T) throws {
         if let inserted = try write(model, .insert, returning: .insertReturning) {
             model = inserted
-        } else if changes == 0 {
+        } else if try changes == 0 {
             throw Self.notInserted(T.self, sql: try recordSQL(for: T.self, instance: model).insert)
         }
     }
@@ -39,7 +39,7 @@ extension Database {
     public func update<T: Model>(_ model: T) throws {
         let (statement, _, _) = try encodeRecord(model, statement: .update)
         try statement.perform()
-        guard changes > 0 else {
+        guard try changes > 0 else {
             throw DatabaseError(
                 code: .recordNotFound,
                 message: "could not update \(T.self): no row of \(T.tableName) has its \(T.primaryKey)",
@@ -62,7 +62,7 @@ extension Database {
     public func delete<T: Model>(_ model: T) throws -> Bool {
         let (statement, _, _) = try encodeRecord(model, statement: .delete, allKeys: false)
         try statement.perform()
-        return changes > 0
+        return try changes > 0
     }
 
     /// Deletes the row of `type` whose primary key is `id`.
@@ -73,7 +73,7 @@ extension Database {
         let statement = try cachedStatement(for: try tableSQL(for: T.self).deleteByID)
         try statement.bind(value: id, at: 1)
         try statement.perform()
-        return changes > 0
+        return try changes > 0
     }
 
     // MARK: Internal

@@ -13,7 +13,7 @@ struct RoundTripTests {
 
         let decoded = try #require(try db.fetchOne(Everything.self, query: "SELECT * FROM everything"))
         var expected = original
-        expected.id = db.lastInsertedId
+        expected.id = try db.lastInsertedId
         // Text dates keep milliseconds.
         #expect(abs(decoded.date.timeIntervalSince(expected.date)) < 0.001)
         expected.date = decoded.date

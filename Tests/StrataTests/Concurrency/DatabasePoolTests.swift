@@ -13,7 +13,7 @@ struct DatabasePoolTests {
             let inserted = try await pool.write { db in
                 try db.execute(query: "CREATE TABLE t (name TEXT)")
                 try db.execute(query: "INSERT INTO t VALUES ('a'), ('b')")
-                return db.changes
+                return try db.changes
             }
             #expect(inserted == 2)
             let names = try await pool.read { db in
@@ -493,7 +493,7 @@ struct DatabasePoolTests {
             try await pool.write { db in
                 try db.execute(query: "CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
                 try db.execute(query: "INSERT INTO t (x) VALUES (10)")
-                insertedID = db.lastInsertedId
+                insertedID = try db.lastInsertedId
             }
             #expect(insertedID == 1)
             var seen: [Int] = []
@@ -515,7 +515,7 @@ struct DatabasePoolTests {
             let insert = try db.prepare(query: "INSERT INTO t (x) VALUES (?)")
             try insert.bind(value: value, at: 1)
             try insert.perform()
-            return db.lastInsertedId
+            return try db.lastInsertedId
         }
         let count = try await pool.read { @Sendable db in try countRows(db) }
         #expect(insertedID == 1)

@@ -226,7 +226,7 @@ struct DatabaseQueueTests {
         try await queue.write { db in
             try db.execute(query: "CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
             try db.execute(query: "INSERT INTO t (x) VALUES (10)")
-            insertedID = db.lastInsertedId
+            insertedID = try db.lastInsertedId
         }
         #expect(insertedID == 1)
         var seen: [Int] = []

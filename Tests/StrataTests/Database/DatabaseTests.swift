@@ -185,8 +185,9 @@ import Testing
         #expect(error.text.contains("SELECT 1"))
         expectError(.connectionClosed) { _ = try db.prepare(query: "SELECT 1") }
         expectError(.connectionClosed) { _ = try db.userVersion }
-        #expect(db.lastInsertedId == 0)
-        #expect(db.changes == 0)
+        expectError(.connectionClosed) { _ = try db.lastInsertedId }
+        expectError(.connectionClosed) { _ = try db.changes }
+        expectError(.connectionClosed) { _ = try db.totalChanges }
         #expect(!db.isInTransaction)
     }
 
@@ -229,7 +230,7 @@ import Testing
     func executeOfNothingDoesNothing(query: String) throws {
         let db = try makeDatabase()
         try db.execute(query: query)
-        #expect(db.totalChanges == 0)
+        #expect(try db.totalChanges == 0)
     }
 
     @Test func executeStopsAtTheFailingStatementAndNamesIt() throws {
@@ -285,18 +286,18 @@ import Testing
 
     @Test func lastInsertedIdAndChanges() throws {
         let db = try makeDatabase()
-        #expect(db.lastInsertedId == 0)
+        #expect(try db.lastInsertedId == 0)
         try db.execute(query: "CREATE TABLE t (id INTEGER PRIMARY KEY, v)")
         try db.execute(query: "INSERT INTO t (id, v) VALUES (41, 'a')")
-        #expect(db.lastInsertedId == 41)
+        #expect(try db.lastInsertedId == 41)
         try db.execute(query: "INSERT INTO t (v) VALUES ('b')")
-        #expect(db.lastInsertedId == 42)
-        #expect(db.changes == 1)
+        #expect(try db.lastInsertedId == 42)
+        #expect(try db.changes == 1)
         try db.execute(query: "INSERT INTO t (v) VALUES ('c'), ('d'), ('e')")
-        #expect(db.changes == 3)
+        #expect(try db.changes == 3)
         try db.execute(query: "UPDATE t SET v = 'x' WHERE id > 41")
-        #expect(db.changes == 4)
-        #expect(db.totalChanges == 9)
+        #expect(try db.changes == 4)
+        #expect(try db.totalChanges == 9)
     }
 
     @Test func sqliteVersionIsTheLibraryInUse() throws {

@@ -45,7 +45,7 @@ import Testing
         // The same statement and the connection both go on working.
         try insert.bind(value: "b", for: "k")
         try insert.perform()
-        #expect(db.lastInsertedId == 2)
+        #expect(try db.lastInsertedId == 2)
         #expect(!db.isInTransaction)
         try db.execute(query: "INSERT INTO u (k) VALUES ('c')")
         let row = try #require(try db.prepare(query: "SELECT group_concat(k) AS ks FROM u").next())

@@ -103,7 +103,7 @@ import Testing
         try db.setForeignKeys(false)
         #expect(try !db.foreignKeys)
         try db.execute(query: "INSERT INTO child VALUES (1)")
-        #expect(db.changes == 1)
+        #expect(try db.changes == 1)
         try db.setForeignKeys(true)
         #expect(try db.foreignKeys)
     }

@@ -29,10 +29,10 @@ import Testing
         try insert.bind(value: "Dee", for: "name")
         try insert.bind(value: 20, for: "age")
         try insert.perform()
-        #expect(db.lastInsertedId == 4)
+        #expect(try db.lastInsertedId == 4)
         try insert.bind(value: "Eve", for: "name")
         try insert.perform()
-        #expect(db.lastInsertedId == 5)
+        #expect(try db.lastInsertedId == 5)
         let row = try #require(try db.prepare(query: "SELECT name, age FROM person WHERE id = 5").next())
         #expect(try row.name == "Eve")
         #expect(try row.age == 20)
@@ -65,7 +65,7 @@ import Testing
             Issue.record("an INSERT has no row")
             return
         }
-        #expect(db.changes == 1)
+        #expect(try db.changes == 1)
     }
 
     @Test func resetRewindsAndKeepsBindings() throws {
