@@ -1,5 +1,28 @@
 /// How ``DatabasePool`` and ``DatabaseQueue`` run a body on their connections.
 extension Database {
+    /// Runs a pool's or queue's `configure` on a connection it is opening; a `configure` that closes it throws.
+    func configure(with configure: (@Sendable (Database) throws -> Void)?) throws {
+        try configure?(self)
+        guard !isClosed else {
+            throw DatabaseError(
+                code: .invalidArgument, message: "configure closed the connection the pool was opening")
+        }
+    }
+
+    /// Runs the caller's `body` on a connection the pool lends: **`close()` inside it is refused**, and
+    /// the block throws once `body` returns, so that a write rolls back and the pool keeps its connection.
+    func lent<Output>(_ body: (Database) throws -> Output) throws -> Output {
+        defer { closeWasRefused = false }
+        let output = try body(self)
+        if closeWasRefused {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "close() was called inside a pool or queue block: the pool owns its connections and "
+                    + "closes them in its own close(); nothing the block wrote is committed")
+        }
+        return output
+    }
+
     /// Runs `body` in a deferred transaction, so that all its statements read one snapshot, and ends it.
     ///
     /// In WAL mode the snapshot is taken at the first read and holds until the transaction ends, whatever the

@@ -78,11 +78,11 @@ public final class DatabasePool: Sendable {
         // A first read in WAL mode opens the WAL, so that the writer, closing last, checkpoints and removes it even
         // when the pool never wrote.
         try writerDatabase.execute(query: "SELECT count(*) FROM sqlite_schema")
-        try configure?(writerDatabase)
+        try writerDatabase.configure(with: configure)
         var readerConnections: [SerialConnection] = []
         for index in 0..<readers {
             let readerDatabase = try Database(path: path, readOnly: true)
-            try configure?(readerDatabase)
+            try readerDatabase.configure(with: configure)
             readerConnections.append(SerialConnection(readerDatabase, label: "strata.pool.reader.\(index)"))
         }
         self.path = path
@@ -113,7 +113,7 @@ public final class DatabasePool: Sendable {
     public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
         let connection = try await writer.acquire()
         defer { writer.release(connection) }
-        return try await connection.perform { db in try db.transaction(.immediate, body) }
+        return try await connection.perform { db in try db.transaction(.immediate) { db in try db.lent(body) } }
     }
 
     /// Runs `body` on the writer outside any transaction: for `VACUUM`, pragmas, and migrations that manage their
@@ -133,7 +133,7 @@ public final class DatabasePool: Sendable {
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
         let connection = try await writer.acquire()
         defer { writer.release(connection) }
-        return try await connection.perform { db in try db.withoutTransaction(body) }
+        return try await connection.perform { db in try db.withoutTransaction { db in try db.lent(body) } }
     }
 
     /// Runs `body` on a reader, in parallel with other reads and with the writer, on a consistent snapshot.
@@ -154,7 +154,7 @@ public final class DatabasePool: Sendable {
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
         let connection = try await readers.acquire()
         defer { readers.release(connection) }
-        return try await connection.perform { db in try db.readTransaction(body) }
+        return try await connection.perform { db in try db.readTransaction { db in try db.lent(body) } }
     }
 
     /// Closes the pool: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for

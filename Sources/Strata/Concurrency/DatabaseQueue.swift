@@ -40,7 +40,7 @@ public final class DatabaseQueue: Sendable {
     /// - Throws: A ``DatabaseError`` when the file cannot be opened; the error `configure` throws.
     public init(path: String, configure: (@Sendable (Database) throws -> Void)? = nil) throws {
         let database = try Database(path: path)
-        try configure?(database)
+        try database.configure(with: configure)
         self.path = database.path
         self.connection = ConnectionPool([SerialConnection(database, label: "strata.queue")])
     }
@@ -77,7 +77,7 @@ public final class DatabaseQueue: Sendable {
     public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
         let lease = try await connection.acquire()
         defer { connection.release(lease) }
-        return try await lease.perform { db in try db.transaction(.immediate, body) }
+        return try await lease.perform { db in try db.transaction(.immediate) { db in try db.lent(body) } }
     }
 
     /// Runs `body` outside any transaction: for `VACUUM`, pragmas, and migrations that manage their own
@@ -97,7 +97,7 @@ public final class DatabaseQueue: Sendable {
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
         let lease = try await connection.acquire()
         defer { connection.release(lease) }
-        return try await lease.perform { db in try db.withoutTransaction(body) }
+        return try await lease.perform { db in try db.withoutTransaction { db in try db.lent(body) } }
     }
 
     /// Runs `body` in a transaction with writes refused: **all its statements see the same data, and a write in
@@ -115,7 +115,7 @@ public final class DatabaseQueue: Sendable {
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
         let lease = try await connection.acquire()
         defer { connection.release(lease) }
-        return try await lease.perform { db in try db.queryOnlyTransaction(body) }
+        return try await lease.perform { db in try db.queryOnlyTransaction { db in try db.lent(body) } }
     }
 
     /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``,

@@ -14,6 +14,7 @@ final class SerialConnection: Sendable {
     private let queue: DispatchQueue
 
     init(_ database: consuming sending Database, label: String) {
+        database.isOwnedByPool = true
         self.database = Mutex(database)
         self.queue = DispatchQueue(label: label)
     }
@@ -42,7 +43,7 @@ final class SerialConnection: Sendable {
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
-                self.database.withLock { database in database.close() }
+                self.database.withLock { database in database.closeConnection() }
                 continuation.resume()
             }
         }

@@ -104,9 +104,28 @@ public final class Database {
     // No deinit: the connection closes when its last owner goes, this database or a statement the
     // caller still holds (see `Connection`). The statement cache releases its statements with it.
 
+    /// Set on a connection a ``DatabasePool`` or ``DatabaseQueue`` owns: ``close()`` inside one of their
+    /// blocks is refused (the block throws), so the pool never lends a closed connection.
+    @exclusivity(unchecked) var isOwnedByPool = false
+    /// Set when ``close()`` was called on a connection the pool owns, until the block that called it ends.
+    @exclusivity(unchecked) var closeWasRefused = false
+
     /// Closes the connection now. Safe to call twice; statements still alive throw
     /// ``DatabaseError/Code/connectionClosed`` from then on.
+    ///
+    /// **Inside a ``DatabasePool`` or ``DatabaseQueue`` block, the connection stays open and the block
+    /// throws** ``DatabaseError/Code/invalidArgument`` (a write rolls back): the pool owns its connections
+    /// and closes them in its own `close()`.
     public func close() {
+        if isOwnedByPool {
+            closeWasRefused = true
+            return
+        }
+        closeConnection()
+    }
+
+    /// Closes the connection, whoever owns it.
+    func closeConnection() {
         statementCache.removeAll()
         recordSQLCache.removeAll()
         tableSQLCache.removeAll()
