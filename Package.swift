@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -27,12 +27,15 @@ let package = Package(
             dependencies: ["CSQLite"],
             swiftSettings: swiftSettings
         ),
+        // The tool's folder is StrataCLI, not strata: names that differ only in case from Sources/Strata merge on
+        // macOS's default file system. The target, and so the product and the binary, are still `strata`.
         .executableTarget(
             name: "strata",
             dependencies: [
                 "Strata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Sources/StrataCLI",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -47,7 +50,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "strataTests",
+            name: "StrataCLITests",
             dependencies: ["strata", "Strata"],
             swiftSettings: swiftSettings
         ),

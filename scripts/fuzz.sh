@@ -57,7 +57,7 @@ if [ "$target" = cli ]; then
     swift package resolve >/dev/null
     parser=.build/checkouts/swift-argument-parser/Sources
     library=(Sources/Strata/*/*.swift)
-    newest=$(ls -t "${library[@]}" Sources/strata/*.swift "$source" | head -1)
+    newest=$(ls -t "${library[@]}" Sources/StrataCLI/*.swift "$source" | head -1)
     if [ ! -x "$binary" ] || [ "$newest" -nt "$binary" ]; then
         echo "== building $binary"
         modules="$out/modules-cli"
@@ -75,7 +75,7 @@ if [ "$target" = cli ]; then
             -emit-module-path "$modules/Strata.swiftmodule" -emit-library -static \
             -o "$modules/libStrata.a" "${library[@]}" 2>&1 | quiet
         # The tool's sources without `@main`: libFuzzer supplies main.
-        cp Sources/strata/*.swift "$source" "$snapshot/"
+        cp Sources/StrataCLI/*.swift "$source" "$snapshot/"
         sed -i 's/^@main$//' "$snapshot/Strata.swift"
         "${compile[@]}" "${strata_features[@]}" -module-name StrataCLIFuzz -I "$modules" -I Sources/CSQLite \
             "$snapshot"/*.swift -L "$modules" -lStrata -lArgumentParser -lArgumentParserToolInfo -lsqlite3 \

@@ -37,7 +37,7 @@ final class CLIWorkspace {
     /// Copies the repository's example `Migrations/` folder here.
     func copyExampleMigrations() throws {
         let source = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // strataTests
+            .deletingLastPathComponent()  // StrataCLITests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()  // the package
             .appendingPathComponent("Migrations")
