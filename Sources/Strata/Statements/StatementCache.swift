@@ -40,6 +40,28 @@ struct StatementCache {
 }
 
 extension Database {
+    /// The connection's cached prepared statement for `query`, prepared and cached on first use, handed out reset
+    /// and with every parameter cleared to NULL: a hot loop binds and runs it without compiling SQL again.
+    ///
+    /// ```swift
+    /// let insert = try db.cachedStatement(query: "INSERT INTO tag (name) VALUES (:name)")
+    /// for name in ["swift", "sqlite"] {
+    ///     try insert.bind(value: name, for: "name")
+    ///     try insert.perform()
+    /// }
+    /// ```
+    ///
+    /// The connection keeps the 64 statements used most recently. Use the statement before asking for the same
+    /// SQL again: a fetch of the same SQL meanwhile rewinds it. A statement still in use by a fetch further up the
+    /// stack is not shared; a fresh one is returned.
+    ///
+    /// See https://www.sqlite.org/c3ref/prepare.html
+    public func cachedStatement(query: String) throws -> Statement {
+        let statement = try cachedStatement(for: query)
+        statement.clearBindings()
+        return statement
+    }
+
     /// A prepared statement for `sql` from the connection's cache, rewound, prepared and cached on
     /// first use. Its bindings are the caller's to set: binders clear them (see `QueryParameters`).
     ///

@@ -1,0 +1,267 @@
+internal import CSQLite
+
+extension Database {
+    /// Every row of `request`, decoded as its model.
+    ///
+    /// ```swift
+    /// let notes = try db.fetchAll(Note.filter(Column("mood") == "happy").order(Column("id")))
+    /// ```
+    ///
+    /// The SQL is prepared once per connection and kept in its statement cache.
+    public func fetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
+        try fetchAll(Record.self, request, decoder: Record.rowDecoder)
+    }
+
+    /// The first row of `request` decoded as its model, or nil.
+    public func fetchOne<Record: Model>(_ request: QueryRequest<Record>) throws -> Record? {
+        try fetchOne(Record.self, request, decoder: Record.rowDecoder)
+    }
+
+    /// The number of rows `request` returns.
+    ///
+    /// ```swift
+    /// let happy = try db.fetchCount(Note.filter(Column("mood") == "happy"))
+    /// ```
+    public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
+        let select = request.renderSelect()
+        var rendered = select.rendered
+        rendered.sql = "SELECT count(*) FROM (\(select.sql))"
+        let statement = try preparedRequest(rendered, failure: select.failure)
+        return try runLeased(statement) { statement in
+            guard try statement.next() != nil else { return 0 }
+            return try statement.scalar(Int.self)
+        }
+    }
+
+    /// A lazy cursor over the rows of `request`, decoding one model per ``FetchCursor/next()``.
+    ///
+    /// - Complexity: O(1) memory in the number of rows.
+    public func fetchCursor<Record: Model>(_ request: QueryRequest<Record>) throws -> FetchCursor<Record> {
+        let select = request.renderSelect()
+        if let failure = select.failure { throw failure.withSQL(select.sql) }
+        // A cursor keeps its statement across calls: it gets one of its own.
+        let statement = try prepare(query: select.sql)
+        try statement.bind(select.rendered)
+        let decoding = Record.rowDecoder.makeDecoding(for: statement)
+        return FetchCursor(statement: statement) { _ in try decoding.decodeRow(Record.self) }
+    }
+
+    /// Deletes the rows of `request`.
+    ///
+    /// ```swift
+    /// let deleted = try db.deleteAll(Note.filter(Column("id") > 100))
+    /// ```
+    ///
+    /// - Returns: The number of rows deleted.
+    @discardableResult
+    public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
+        var renderer = request.makeRenderer()
+        renderer.append("DELETE FROM ")
+        renderer.appendIdentifier(Record.tableName)
+        request.appendRowSelection(to: &renderer)
+        let statement = try preparedRequest(renderer.rendered, failure: renderer.failure)
+        try statement.perform()
+        return try changes
+    }
+
+    /// Sets `assignments` on the rows of `request`.
+    ///
+    /// ```swift
+    /// let updated = try db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "happy"))
+    /// ```
+    ///
+    /// - Returns: The number of rows changed.
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    @discardableResult
+    public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...) throws
+        -> Int
+    {
+        guard !assignments.isEmpty else {
+            throw DatabaseError(code: .invalidArgument, message: "updateAll needs at least one column to set")
+        }
+        var renderer = request.makeRenderer()
+        renderer.append("UPDATE ")
+        renderer.appendIdentifier(Record.tableName)
+        renderer.append(" SET ")
+        for (offset, assignment) in assignments.enumerated() {
+            if offset > 0 { renderer.append(", ") }
+            renderer.appendIdentifier(assignment.column)
+            renderer.append(" = ")
+            renderer.append(assignment.value.node)
+        }
+        request.appendRowSelection(to: &renderer)
+        let statement = try preparedRequest(renderer.rendered, failure: renderer.failure)
+        try statement.perform()
+        return try changes
+    }
+
+    // MARK: Redirection
+
+    /// Every row of `request` decoded as `T`, which reads the request's selection by its keys
+    /// (name a selected expression with `forKey(_:)`).
+    ///
+    /// ```swift
+    /// struct Stats: Decodable { var newest: Int64; var total: Int }
+    /// let stats = try db.fetchAll(Stats.self, Note.select(max(Column("id")).forKey("newest"),
+    ///                                                     count(Column("id")).forKey("total")))
+    /// ```
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) throws -> [T] {
+        let statement = try preparedSelect(request)
+        return try runLeased(statement) { statement in
+            let decoding = decoder.makeDecoding(for: statement)
+            var results: [T] = []
+            while try statement.next() != nil {
+                results.append(try decoding.decodeRow(T.self))
+            }
+            return results
+        }
+    }
+
+    /// The first row of `request` decoded as `T`, or nil.
+    public func fetchOne<T: Decodable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) throws -> T? {
+        let statement = try preparedSelect(request)
+        return try runLeased(statement) { statement in
+            guard try statement.next() != nil else { return nil }
+            return try decoder.makeDecoding(for: statement).decodeRow(T.self)
+        }
+    }
+
+    /// Every row of a one-column `request` as `T`.
+    public func fetchAll<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
+        -> [T]
+    {
+        try scalars(T.self, request)
+    }
+
+    /// Every row of a one-column `request` as `T`, for types both `Decodable` and storable (`Int`, `String`...).
+    public func fetchAll<T: Decodable & DatabaseValueConvertible>(
+        _ type: T.Type, _ request: QueryRequest<some Model>
+    ) throws -> [T] {
+        try scalars(T.self, request)
+    }
+
+    /// The first row of a one-column `request` as `T`, or nil when there is no row.
+    ///
+    /// ```swift
+    /// let newest = try db.fetchOne(Int64.self, Note.select(max(Column("id"))))
+    /// ```
+    public func fetchOne<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
+        -> T?
+    {
+        try scalar(T.self, request)
+    }
+
+    /// The first row of a one-column `request` as `T`, or nil when there is no row.
+    public func fetchOne<T: Decodable & DatabaseValueConvertible>(
+        _ type: T.Type, _ request: QueryRequest<some Model>
+    ) throws -> T? {
+        try scalar(T.self, request)
+    }
+
+    // MARK: Internal
+
+    private func scalars<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
+        -> [T]
+    {
+        let statement = try preparedSelect(request)
+        return try runLeased(statement) { statement in
+            var results: [T] = []
+            while try statement.next() != nil {
+                results.append(try statement.scalar(T.self))
+            }
+            return results
+        }
+    }
+
+    private func scalar<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
+        -> T?
+    {
+        let statement = try preparedSelect(request)
+        return try runLeased(statement) { statement in
+            guard try statement.next() != nil else { return nil }
+            return try statement.scalar(T.self)
+        }
+    }
+
+    /// The request's SELECT, prepared (from the connection's cache) and bound.
+    func preparedSelect(_ request: QueryRequest<some Model>) throws -> Statement {
+        let select = request.renderSelect()
+        return try preparedRequest(select.rendered, failure: select.failure)
+    }
+
+    /// The cached statement of `rendered`, bound; `failure` is thrown first, naming the SQL.
+    func preparedRequest(_ rendered: RenderedSQL, failure: DatabaseError?) throws -> Statement {
+        if let failure { throw failure.withSQL(rendered.sql) }
+        let statement = try cachedStatement(for: rendered.sql)
+        try statement.bind(rendered)
+        return statement
+    }
+
+    /// Runs `body` with `statement` marked in use (a nested fetch of the same SQL prepares its own), then resets it.
+    func runLeased<Result>(_ statement: Statement, _ body: (Statement) throws -> Result) throws -> Result {
+        statement.isLeased = true
+        defer {
+            statement.isLeased = false
+            statement.reset()
+        }
+        return try body(statement)
+    }
+}
+
+extension QueryRequest {
+    /// The `WHERE` of a `DELETE` or `UPDATE` of the request's rows: its own filters when that is all it has,
+    /// otherwise `rowid IN (the request's rows)`, so that joins, order and limit choose the rows as they do in
+    /// a fetch.
+    func appendRowSelection(to renderer: inout SQLRenderer) {
+        if isFilterOnly {
+            appendWhere(to: &renderer)
+            return
+        }
+        renderer.append(" WHERE rowid IN (SELECT \(ownTable).rowid FROM ")
+        renderer.appendIdentifier(Record.tableName)
+        appendBody(to: &renderer)
+        renderer.append(")")
+    }
+}
+
+extension Statement {
+    /// Binds a rendered request: `?` placeholders in order, named parameters of raw fragments by name; every
+    /// parameter gets a value or this throws, so none keeps one from the statement's last use.
+    func bind(_ rendered: RenderedSQL) throws {
+        prepareForBinding(clearing: false)
+        var positional = rendered.positional.makeIterator()
+        let count = Int32(parameterCount)
+        guard count > 0 else { return }
+        for index in 1...count {
+            let name = sqlite3_bind_parameter_name(handle, index).map { String(cString: $0) }
+            let value: SQLValue?
+            if let name, let first = name.unicodeScalars.first, first != "?" {
+                value = rendered.named[String(name.unicodeScalars.dropFirst())]
+                guard value != nil else {
+                    throw DatabaseError(
+                        code: .unknownParameter, message: "no value for the parameter \(name)", sql: sql)
+                }
+            } else {
+                value = positional.next()
+            }
+            guard let value else {
+                throw DatabaseError(
+                    code: .unknownParameter, message: "no value for the parameter at index \(index)", sql: sql)
+            }
+            try bind(value: value.value, at: Int(index))
+        }
+    }
+}
+
+extension DatabaseError {
+    /// This error with `sql` as the SQL it concerns.
+    func withSQL(_ sql: String) -> DatabaseError {
+        DatabaseError(
+            code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
+            underlyingError: underlyingError)
+    }
+}

@@ -1,0 +1,219 @@
+/// A query on one model's table, built step by step and run by a ``Database`` method: nothing runs until then.
+///
+/// ```swift
+/// let request = Note
+///     .filter(Column("mood") == "happy" && Column("archivedAt") == nil)
+///     .filter(Column("content").like("%swift%"))
+///     .order(Column("createdAt").desc, Column("id"))
+///     .limit(10, offset: 20)
+/// let notes = try db.fetchAll(request)
+/// print(request.sql)       // SELECT "note".* FROM "note" WHERE ... ORDER BY ... LIMIT ? OFFSET ?
+/// ```
+///
+/// A request is a `Sendable` value: build it once and run it on any connection, in any task. Columns without a
+/// table are the model's own and are qualified with its table name, so a join never makes them ambiguous.
+/// Values are always bound parameters; identifiers are quoted with embedded `"` doubled.
+public struct QueryRequest<Record: Model>: Sendable {
+    var selection: [SQLSelection] = []
+    var filters: [SQLExpression.Node] = []
+    var groupings: [SQLExpression.Node] = []
+    var havings: [SQLExpression.Node] = []
+    var orderings: [SQLOrdering] = []
+    var limit: Int?
+    var offset: Int?
+    var joins: [JoinClause] = []
+
+    init() {}
+
+    /// The request with `predicate` added: chained filters are joined by `AND`.
+    public func filter(_ predicate: some SQLSpecificExpressible) -> Self {
+        var copy = self
+        copy.filters.append(predicate.sqlExpression.node)
+        return copy
+    }
+
+    /// The request with a raw SQL condition added; its values are bound, by `:name` or positional `?`.
+    ///
+    /// ```swift
+    /// Note.all().filter(sql: "length(content) > :n", parameters: ["n": 3])
+    /// ```
+    public func filter(sql: String, parameters: SQLArguments = [:]) -> Self {
+        filter(SQLExpression(sql: sql, parameters: parameters))
+    }
+
+    /// The request sorted by `orderings`, replacing any earlier order.
+    public func order(_ orderings: any SQLOrderingTerm...) -> Self {
+        var copy = self
+        copy.orderings = orderings.map(\.orderingExpression)
+        return copy
+    }
+
+    /// At most `count` rows, after skipping `offset`.
+    ///
+    /// A negative count or offset throws ``DatabaseError/Code/invalidArgument`` when the request runs.
+    public func limit(_ count: Int, offset: Int? = nil) -> Self {
+        var copy = self
+        copy.limit = count
+        copy.offset = offset
+        return copy
+    }
+
+    /// The request selecting `selection` instead of the model's columns: decode it with
+    /// ``Database/fetchAll(_:_:)-(T.Type,_)`` into the type that reads those keys.
+    ///
+    /// ```swift
+    /// let newest = try db.fetchOne(Int64.self, Note.select(max(Column("id"))))
+    /// ```
+    public func select(_ selection: any SQLSelectable...) -> Self {
+        var copy = self
+        copy.selection = selection.map(\.selection)
+        return copy
+    }
+
+    /// `GROUP BY expressions`.
+    public func group(_ expressions: any SQLSpecificExpressible...) -> Self {
+        var copy = self
+        copy.groupings = expressions.map(\.sqlExpression.node)
+        return copy
+    }
+
+    /// `HAVING predicate`, the filter of groups; chained `having` calls are joined by `AND`.
+    public func having(_ predicate: some SQLSpecificExpressible) -> Self {
+        var copy = self
+        copy.havings.append(predicate.sqlExpression.node)
+        return copy
+    }
+
+    /// The SQL the request runs, with `?` for each bound value: for logs and tests.
+    public var sql: String {
+        renderSelect().sql
+    }
+
+    // MARK: Rendering
+
+    /// The quoted table name that qualifies the model's own columns.
+    var ownTable: String {
+        SQLRenderer(ownTable: nil).quoted(Record.tableName)
+    }
+
+    func makeRenderer() -> SQLRenderer {
+        var renderer = SQLRenderer(ownTable: ownTable)
+        for join in joins {
+            renderer.aliases[join.table.type] = renderer.quoted(join.table.name)
+        }
+        return renderer
+    }
+
+    /// `SELECT ... FROM ...`, and the failure to throw instead of running it.
+    func renderSelect(selectionOverride: [SQLSelection]? = nil) -> (
+        sql: String, rendered: RenderedSQL, failure: DatabaseError?
+    ) {
+        var renderer = makeRenderer()
+        renderer.append("SELECT ")
+        var selection = selectionOverride ?? selection
+        if selection.isEmpty {
+            selection = [SQLSelection(.allColumns(nil))] + joins.map { SQLSelection(.allColumns($0.table)) }
+        }
+        for (offset, item) in selection.enumerated() {
+            if offset > 0 { renderer.append(", ") }
+            renderer.appendSelection(item)
+        }
+        renderer.append(" FROM ")
+        renderer.appendIdentifier(Record.tableName)
+        appendBody(to: &renderer)
+        return (renderer.sql, renderer.rendered, renderer.failure)
+    }
+
+    /// Everything after `FROM table`: joins, `WHERE`, `GROUP BY`, `HAVING`, `ORDER BY`, `LIMIT`.
+    func appendBody(to renderer: inout SQLRenderer) {
+        for join in joins {
+            renderer.append(join.isLeft ? " LEFT JOIN " : " JOIN ")
+            renderer.appendIdentifier(join.table.name)
+            renderer.append(" ON ")
+            renderer.append(join.condition)
+        }
+        appendWhere(to: &renderer)
+        if !groupings.isEmpty {
+            renderer.append(" GROUP BY ")
+            renderer.appendList(groupings)
+        }
+        if !havings.isEmpty {
+            renderer.append(" HAVING ")
+            renderer.appendConjunction(havings)
+        }
+        if !orderings.isEmpty {
+            renderer.append(" ORDER BY ")
+            for (offset, ordering) in orderings.enumerated() {
+                if offset > 0 { renderer.append(", ") }
+                renderer.appendOrdering(ordering)
+            }
+        }
+        if let limit {
+            if limit < 0 { renderer.fail("limit(\(limit)) is negative: a request takes 0 rows or more") }
+            renderer.append(" LIMIT ")
+            renderer.appendValue(SQLValue(limit))
+            if let offset {
+                if offset < 0 { renderer.fail("limit(_:offset: \(offset)): the offset is negative") }
+                renderer.append(" OFFSET ")
+                renderer.appendValue(SQLValue(offset))
+            }
+        }
+    }
+
+    func appendWhere(to renderer: inout SQLRenderer) {
+        if !filters.isEmpty {
+            renderer.append(" WHERE ")
+            renderer.appendConjunction(filters)
+        }
+    }
+
+    /// Whether the request is only filters on its own table, so that `DELETE` and `UPDATE` can take its `WHERE`.
+    var isFilterOnly: Bool {
+        joins.isEmpty && groupings.isEmpty && havings.isEmpty && orderings.isEmpty && limit == nil
+    }
+}
+
+/// One `JOIN table ON condition` of a request.
+struct JoinClause: Sendable {
+    let table: TableReference
+    let condition: SQLExpression.Node
+    let isLeft: Bool
+}
+
+extension Model {
+    /// Every row of the model's table.
+    public static func all() -> QueryRequest<Self> { QueryRequest() }
+
+    /// The rows matching `predicate`.
+    ///
+    /// ```swift
+    /// let happy = try db.fetchAll(Note.filter(Column("mood") == "happy"))
+    /// ```
+    public static func filter(_ predicate: some SQLSpecificExpressible) -> QueryRequest<Self> {
+        all().filter(predicate)
+    }
+
+    /// The rows matching a raw SQL condition, its values bound.
+    public static func filter(sql: String, parameters: SQLArguments = [:]) -> QueryRequest<Self> {
+        all().filter(sql: sql, parameters: parameters)
+    }
+
+    /// Every row, sorted by `orderings`.
+    public static func order(_ orderings: any SQLOrderingTerm...) -> QueryRequest<Self> {
+        var request = all()
+        request.orderings = orderings.map(\.orderingExpression)
+        return request
+    }
+
+    /// At most `count` rows, after skipping `offset`.
+    public static func limit(_ count: Int, offset: Int? = nil) -> QueryRequest<Self> {
+        all().limit(count, offset: offset)
+    }
+
+    /// Every row, selecting `selection` instead of the model's columns.
+    public static func select(_ selection: any SQLSelectable...) -> QueryRequest<Self> {
+        var request = all()
+        request.selection = selection.map(\.selection)
+        return request
+    }
+}

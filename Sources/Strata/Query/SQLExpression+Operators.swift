@@ -1,0 +1,226 @@
+// The operators of an expression. One side is always SQL (a column or an expression), so that comparing two
+// Swift values stays Swift's own operator.
+
+// MARK: Comparison
+
+/// `lhs = rhs`; `IS NULL` when `rhs` is nil.
+public func == (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+    comparison("=", nullForm: "IS NULL", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `lhs = rhs`; `IS NULL` when `lhs` is nil.
+public func == (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    comparison("=", nullForm: "IS NULL", rhs.sqlExpression, lhs.sqlExpression)
+}
+
+/// `lhs = rhs`.
+public func == (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    comparison("=", nullForm: "IS NULL", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `lhs IS NULL`.
+public func == (lhs: some SQLSpecificExpressible, rhs: _OptionalNilComparisonType) -> SQLExpression {
+    SQLExpression(.postfix("IS NULL", lhs.sqlExpression.node))
+}
+
+/// `lhs <> rhs`; `IS NOT NULL` when `rhs` is nil.
+public func != (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+    comparison("<>", nullForm: "IS NOT NULL", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `lhs <> rhs`; `IS NOT NULL` when `lhs` is nil.
+public func != (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    comparison("<>", nullForm: "IS NOT NULL", rhs.sqlExpression, lhs.sqlExpression)
+}
+
+/// `lhs <> rhs`.
+public func != (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    comparison("<>", nullForm: "IS NOT NULL", lhs.sqlExpression, rhs.sqlExpression)
+}
+
+/// `lhs IS NOT NULL`.
+public func != (lhs: some SQLSpecificExpressible, rhs: _OptionalNilComparisonType) -> SQLExpression {
+    SQLExpression(.postfix("IS NOT NULL", lhs.sqlExpression.node))
+}
+
+/// `=` or `<>`, or `IS NULL` / `IS NOT NULL` when the other side is a nil value, as a Swift reader expects.
+private func comparison(
+    _ sqlOperator: String, nullForm: String, _ expression: SQLExpression, _ other: SQLExpression
+) -> SQLExpression {
+    if case .value(let value) = other.node, value.isNull {
+        return SQLExpression(.postfix(nullForm, expression.node))
+    }
+    return SQLExpression(.infix(sqlOperator, expression.node, other.node))
+}
+
+/// `lhs < rhs`.
+public func < (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+    infix("<", lhs, rhs)
+}
+/// `lhs < rhs`.
+public func < (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("<", lhs, rhs)
+}
+/// `lhs < rhs`.
+public func < (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("<", lhs, rhs)
+}
+/// `lhs <= rhs`.
+public func <= (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+    infix("<=", lhs, rhs)
+}
+/// `lhs <= rhs`.
+public func <= (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("<=", lhs, rhs)
+}
+/// `lhs <= rhs`.
+public func <= (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("<=", lhs, rhs)
+}
+/// `lhs > rhs`.
+public func > (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+    infix(">", lhs, rhs)
+}
+/// `lhs > rhs`.
+public func > (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix(">", lhs, rhs)
+}
+/// `lhs > rhs`.
+public func > (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix(">", lhs, rhs)
+}
+/// `lhs >= rhs`.
+public func >= (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+    infix(">=", lhs, rhs)
+}
+/// `lhs >= rhs`.
+public func >= (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix(">=", lhs, rhs)
+}
+/// `lhs >= rhs`.
+public func >= (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix(">=", lhs, rhs)
+}
+
+// MARK: Logic
+
+/// `lhs AND rhs`.
+public func && (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("AND", lhs, rhs)
+}
+/// `lhs OR rhs`.
+public func || (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("OR", lhs, rhs)
+}
+/// `NOT operand`.
+public prefix func ! (operand: some SQLSpecificExpressible) -> SQLExpression {
+    SQLExpression(.prefix("NOT", operand.sqlExpression.node))
+}
+
+// MARK: Arithmetic
+
+/// `lhs + rhs`.
+public func + (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("+", lhs, rhs) }
+/// `lhs + rhs`.
+public func + (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("+", lhs, rhs) }
+/// `lhs + rhs`.
+public func + (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("+", lhs, rhs)
+}
+/// `lhs - rhs`.
+public func - (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("-", lhs, rhs) }
+/// `lhs - rhs`.
+public func - (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("-", lhs, rhs) }
+/// `lhs - rhs`.
+public func - (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("-", lhs, rhs)
+}
+/// `lhs * rhs`.
+public func * (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("*", lhs, rhs) }
+/// `lhs * rhs`.
+public func * (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("*", lhs, rhs) }
+/// `lhs * rhs`.
+public func * (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("*", lhs, rhs)
+}
+/// `lhs / rhs`.
+public func / (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("/", lhs, rhs) }
+/// `lhs / rhs`.
+public func / (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("/", lhs, rhs) }
+/// `lhs / rhs`.
+public func / (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("/", lhs, rhs)
+}
+
+private func infix(_ sqlOperator: String, _ lhs: some SQLExpressible, _ rhs: some SQLExpressible) -> SQLExpression {
+    SQLExpression(.infix(sqlOperator, lhs.sqlExpression.node, rhs.sqlExpression.node))
+}
+
+// MARK: Methods
+
+extension SQLSpecificExpressible {
+    /// `self LIKE pattern`: `%` matches any run of characters, `_` one character (ASCII case-insensitive).
+    public func like(_ pattern: some SQLExpressible) -> SQLExpression {
+        SQLExpression(.infix("LIKE", sqlExpression.node, pattern.sqlExpression.node))
+    }
+
+    /// `self IS NULL`.
+    public var isNull: SQLExpression {
+        SQLExpression(.postfix("IS NULL", sqlExpression.node))
+    }
+
+    /// `self BETWEEN low AND high`, both ends included.
+    public func between(_ low: some SQLExpressible, _ high: some SQLExpressible) -> SQLExpression {
+        SQLExpression(.between(sqlExpression.node, low.sqlExpression.node, high.sqlExpression.node))
+    }
+}
+
+extension Sequence where Element: SQLExpressible {
+    /// `expression IN (values...)`, each value bound; an empty sequence matches no row.
+    ///
+    /// ```swift
+    /// Note.filter([1, 2, 3].contains(Column("id")))       // "note"."id" IN (?, ?, ?)
+    /// ```
+    public func contains(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+        SQLExpression(.inList(expression.sqlExpression.node, map(\.sqlExpression.node), negated: false))
+    }
+}
+
+// MARK: Functions
+
+/// `count(expression)`: the rows where `expression` is not NULL.
+public func count(_ expression: some SQLExpressible) -> SQLExpression { function("count", expression) }
+/// `count(*)`: every row.
+public func count(_ star: SQLStar) -> SQLExpression { SQLExpression(.function("count", [.star], distinct: false)) }
+/// `count(DISTINCT expression)`.
+public func count(distinct expression: some SQLExpressible) -> SQLExpression {
+    SQLExpression(.function("count", [expression.sqlExpression.node], distinct: true))
+}
+/// `sum(expression)`: NULL over no rows.
+public func sum(_ expression: some SQLExpressible) -> SQLExpression { function("sum", expression) }
+/// `min(expression)`, the aggregate.
+public func min(_ expression: some SQLSpecificExpressible) -> SQLExpression { function("min", expression) }
+/// `max(expression)`, the aggregate.
+public func max(_ expression: some SQLSpecificExpressible) -> SQLExpression { function("max", expression) }
+/// `avg(expression)`.
+public func avg(_ expression: some SQLExpressible) -> SQLExpression { function("avg", expression) }
+/// `length(expression)`: characters of TEXT, bytes of a BLOB.
+public func length(_ expression: some SQLExpressible) -> SQLExpression { function("length", expression) }
+/// `lower(expression)`: ASCII only, unless ``Database/useUnicodeCaseFunctions()`` replaced it.
+public func lower(_ expression: some SQLExpressible) -> SQLExpression { function("lower", expression) }
+/// `upper(expression)`: ASCII only, unless ``Database/useUnicodeCaseFunctions()`` replaced it.
+public func upper(_ expression: some SQLExpressible) -> SQLExpression { function("upper", expression) }
+/// `coalesce(first, second)`: the first that is not NULL.
+public func coalesce(_ first: some SQLExpressible, _ second: some SQLExpressible) -> SQLExpression {
+    SQLExpression(.function("coalesce", [first.sqlExpression.node, second.sqlExpression.node], distinct: false))
+}
+
+private func function(_ name: String, _ argument: some SQLExpressible) -> SQLExpression {
+    SQLExpression(.function(name, [argument.sqlExpression.node], distinct: false))
+}
+
+/// `*` in `count(*)`: `count(.all)`.
+public enum SQLStar: Sendable {
+    /// Every row.
+    case all
+}

@@ -1,0 +1,190 @@
+/// How a backend spells what differs between SQL dialects. Requests and expressions render through it and
+/// never touch a database API, so a second backend is a second dialect, not a fork.
+protocol SQLDialect: Sendable {
+    /// The placeholder of the `index`-th bound value (from 1): `?` in SQLite, `$1` in PostgreSQL.
+    func placeholder(_ index: Int) -> String
+}
+
+/// SQLite's spelling.
+struct SQLiteDialect: SQLDialect {
+    func placeholder(_ index: Int) -> String { "?" }
+}
+
+/// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
+/// raw fragments.
+struct RenderedSQL: Sendable {
+    var sql: String
+    var positional: [SQLValue]
+    var named: [String: SQLValue]
+}
+
+/// Builds SQL text and collects its bound values. A failure (an identifier with a NUL character, two raw
+/// fragments giving one name two values, a negative limit) is kept and thrown when the request runs.
+struct SQLRenderer {
+    let dialect: any SQLDialect
+    /// The quoted name that qualifies a column without a table: the request's own table.
+    var ownTable: String?
+    /// The quoted alias of each joined model's table.
+    var aliases: [ObjectIdentifier: String] = [:]
+
+    private(set) var sql = ""
+    private(set) var positional: [SQLValue] = []
+    private(set) var named: [String: SQLValue] = [:]
+    private(set) var failure: DatabaseError?
+
+    init(dialect: any SQLDialect = SQLiteDialect(), ownTable: String?) {
+        self.dialect = dialect
+        self.ownTable = ownTable
+    }
+
+    var rendered: RenderedSQL {
+        RenderedSQL(sql: sql, positional: positional, named: named)
+    }
+
+    mutating func append(_ text: String) {
+        sql += text
+    }
+
+    mutating func fail(_ message: String) {
+        if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
+    }
+
+    /// `name` quoted, with embedded quotes doubled.
+    func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    mutating func appendIdentifier(_ name: String) {
+        if name.unicodeScalars.contains("\u{0}") {
+            fail("an SQL identifier cannot contain a NUL character")
+            append(quoted(name.replacingOccurrences(of: "\u{0}", with: "\\0")))
+        } else {
+            append(quoted(name))
+        }
+    }
+
+    mutating func appendValue(_ value: SQLValue) {
+        positional.append(value)
+        append(dialect.placeholder(positional.count))
+    }
+
+    /// The quoted table name or alias a column of `table` is qualified with.
+    func qualifier(for table: TableReference?) -> String? {
+        guard let table else { return ownTable }
+        return aliases[table.type] ?? quoted(table.name)
+    }
+
+    // MARK: Expressions
+
+    mutating func append(_ node: SQLExpression.Node) {
+        switch node {
+        case .column(let name, let table):
+            if let qualifier = qualifier(for: table) {
+                append(qualifier + ".")
+            }
+            appendIdentifier(name)
+        case .value(let value):
+            appendValue(value)
+        case .raw(let text, let arguments):
+            appendRaw(text, arguments)
+        case .infix(let sqlOperator, let lhs, let rhs):
+            appendOperand(lhs)
+            append(" \(sqlOperator) ")
+            appendOperand(rhs)
+        case .prefix(let sqlOperator, let operand):
+            append(sqlOperator + " ")
+            appendOperand(operand)
+        case .postfix(let sqlOperator, let operand):
+            appendOperand(operand)
+            append(" " + sqlOperator)
+        case .function(let name, let arguments, let distinct):
+            append(name + "(" + (distinct ? "DISTINCT " : ""))
+            appendList(arguments)
+            append(")")
+        case .inList(let operand, let list, let negated):
+            appendOperand(operand)
+            append(negated ? " NOT IN (" : " IN (")
+            appendList(list)
+            append(")")
+        case .between(let operand, let low, let high):
+            appendOperand(operand)
+            append(" BETWEEN ")
+            appendOperand(low)
+            append(" AND ")
+            appendOperand(high)
+        case .star:
+            append("*")
+        }
+    }
+
+    /// An operand of an operator: in parentheses when it is itself an operation, so precedence never changes
+    /// what an expression means.
+    private mutating func appendOperand(_ node: SQLExpression.Node) {
+        switch node {
+        case .infix, .prefix, .postfix, .inList, .between, .raw:
+            append("(")
+            append(node)
+            append(")")
+        case .column, .value, .function, .star:
+            append(node)
+        }
+    }
+
+    mutating func appendList(_ nodes: [SQLExpression.Node]) {
+        for (offset, node) in nodes.enumerated() {
+            if offset > 0 { append(", ") }
+            append(node)
+        }
+    }
+
+    /// A raw fragment as written: its positional values join the request's in order, its named values are
+    /// bound by name (a name given two different values by two fragments is an error).
+    private mutating func appendRaw(_ text: String, _ arguments: SQLArguments) {
+        if text.unicodeScalars.contains("\u{0}") {
+            fail("the SQL fragment contains a NUL character, where SQLite would stop reading it")
+        }
+        append(text)
+        positional.append(contentsOf: arguments.positional)
+        for (name, value) in arguments.named {
+            if let existing = named[name], existing.value.databaseValue != value.value.databaseValue {
+                fail("two SQL fragments of one request give the parameter :\(name) different values")
+            }
+            named[name] = value
+        }
+    }
+
+    // MARK: Clauses
+
+    mutating func appendSelection(_ selection: SQLSelection) {
+        switch selection.kind {
+        case .expression(let node):
+            append(node)
+        case .aliased(let node, let key):
+            append(node)
+            append(" AS ")
+            appendIdentifier(key)
+        case .allColumns(let table):
+            if let qualifier = qualifier(for: table) {
+                append(qualifier + ".")
+            }
+            append("*")
+        }
+    }
+
+    mutating func appendOrdering(_ ordering: SQLOrdering) {
+        append(ordering.expression.node)
+        if ordering.descending { append(" DESC") }
+    }
+
+    /// `conditions` joined by `AND`, each in parentheses when it is an operation.
+    mutating func appendConjunction(_ conditions: [SQLExpression.Node]) {
+        for (offset, condition) in conditions.enumerated() {
+            if offset > 0 { append(" AND ") }
+            if conditions.count > 1 {
+                appendOperand(condition)
+            } else {
+                append(condition)
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite("Query: redirection decodes a selection into any type")
+struct RedirectionTests {
+    struct Stats: Decodable, Equatable {
+        var newest: Int64
+        var total: Int
+    }
+
+    @Test func aggregatesReadIntoAStructByTheirKeys() throws {
+        let db = try QueryFixtures.database()
+        let request = QNote.select(max(Column("id")).forKey("newest"), count(Column("id")).forKey("total"))
+        #expect(request.sql == #"SELECT max("note"."id") AS "newest", count("note"."id") AS "total" FROM "note""#)
+        #expect(try db.fetchOne(Stats.self, request) == Stats(newest: 5, total: 5))
+        #expect(try db.fetchAll(Stats.self, request) == [Stats(newest: 5, total: 5)])
+    }
+
+    @Test func aScalarReadsTheOnlyColumn() throws {
+        let db = try QueryFixtures.database()
+        #expect(try db.fetchOne(Int64.self, QNote.select(max(Column("id")))) == 5)
+        #expect(
+            try db.fetchAll(String.self, QNote.select(Column("mood")).order(Column("id"))) == [
+                "happy", "happy", "sad", "happy", "sad",
+            ])
+        #expect(
+            try db.fetchOne(String?.self, QNote.select(Column("archivedAt")).filter(Column("id") == 1)) == .some(nil))
+        #expect(try db.fetchOne(Int.self, QNote.select(Column("id")).filter(Column("id") == 99)) == nil)
+        #expect(
+            try db.fetchOne(DatabaseValue.self, QNote.select(Column("score")).filter(Column("id") == 2)) == .integer(20)
+        )
+    }
+
+    @Test func aColumnSelectedUnderAnotherKeyReadsIntoThatProperty() throws {
+        let db = try QueryFixtures.database()
+        struct Summary: Decodable, Equatable {
+            var text: String
+            var size: Int
+        }
+        let request = QNote.select(Column("content").forKey("text"), length(Column("content")).forKey("size"))
+            .filter(Column("id") == 3)
+        #expect(try db.fetchOne(Summary.self, request) == Summary(text: "rainy day", size: 9))
+    }
+
+    @Test func aTypeWhoseKeysTheSelectionLacksIsADecodingErrorNamingTheKey() throws {
+        let db = try QueryFixtures.database()
+        let error = #expect(throws: DecodingError.self) {
+            _ = try db.fetchOne(Stats.self, QNote.select(max(Column("id")).forKey("newest")))
+        }
+        guard case .keyNotFound(let key, let context) = error else {
+            Issue.record("expected keyNotFound, got \(String(describing: error))")
+            return
+        }
+        #expect(key.stringValue == "total")
+        #expect(context.debugDescription.contains("total"))
+    }
+
+    @Test func aScalarFromManyColumnsThrows() throws {
+        let db = try QueryFixtures.database()
+        expectError(.invalidArgument) { _ = try db.fetchOne(Int.self, QNote.select(Column("id"), Column("score"))) }
+    }
+}
+
+@Suite("Query: cached statements by hand")
+struct CachedStatementTests {
+    @Test func theSameSQLGivesTheSameStatementResetWithClearedBindings() throws {
+        let db = try QueryFixtures.database()
+        let first = try db.cachedStatement(query: "SELECT id FROM note WHERE score > :min ORDER BY id")
+        try first.bind(value: 10, for: "min")
+        #expect(try first.next()?[0] as Int64? == 2)
+        let second = try db.cachedStatement(query: "SELECT id FROM note WHERE score > :min ORDER BY id")
+        #expect(first === second)
+        // Reset to the first row, and the old value is gone: NULL matches nothing.
+        #expect(try second.next() == nil)
+        try second.bind(value: 0, for: "min")
+        #expect(try second.next()?[0] as Int64? == 1)
+    }
+
+    @Test func aHotLoopInsertsWithoutRecompiling() throws {
+        let db = try QueryFixtures.database()
+        for name in ["a", "b", "c"] {
+            let insert = try db.cachedStatement(query: "INSERT INTO tag (noteId, name) VALUES (1, :name)")
+            try insert.bind(value: name, for: "name")
+            try insert.perform()
+        }
+        #expect(
+            try db.fetchAll(String.self, query: "SELECT name FROM tag WHERE id > 3 ORDER BY id") == ["a", "b", "c"])
+    }
+
+    @Test func badSQLThrowsAndIsNotCached() throws {
+        let db = try QueryFixtures.database()
+        expectError(.sqlite) { _ = try db.cachedStatement(query: "SELEC 1") }
+        expectError(.sqlite) { _ = try db.cachedStatement(query: "SELEC 1") }
+    }
+}
