@@ -74,8 +74,12 @@ final class CodingCache {
 
     /// The column of the `position`-th key asked for, looked up by name and cached; -1 when there is none.
     @inline(never)
-    func lookUpColumn(for key: String, at position: Int, mapping: KeyMapping, statement: Statement) -> Int32 {
-        let index = statement.columnIndex(named: mapping.name(for: key)) ?? -1
+    func lookUpColumn(
+        for key: String, at position: Int, mapping: KeyMapping, statement: Statement, in columns: Range<Int32>?
+    ) -> Int32 {
+        let name = mapping.name(for: key)
+        let found = columns.map { statement.columnIndex(named: name, in: $0) } ?? statement.columnIndex(named: name)
+        let index = found ?? -1
         let slot = ColumnSlot(key: key, index: index)
         if position < columnSlots.count {
             columnSlots[position] = slot

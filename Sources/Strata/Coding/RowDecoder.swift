@@ -58,12 +58,13 @@ public struct RowDecoder: Sendable {
         return { try decoding.decodeRow(T.self) }
     }
 
-    /// A decoding pass over `statement`, whose rows it decodes one after another.
-    func makeDecoding(for statement: Statement) -> RowDecoding {
+    /// A decoding pass over `statement`, whose rows it decodes one after another; `columns` limits it to the
+    /// columns of one table of a joined row.
+    func makeDecoding(for statement: Statement, columns: Range<Int32>? = nil) -> RowDecoding {
         RowDecoding(
             reader: RowReader(
                 statement: statement, mapping: keyDecodingStrategy.mapping, strategies: strategies(for: statement),
-                userInfo: userInfo))
+                userInfo: userInfo, columns: columns))
     }
 }
 
@@ -129,15 +130,20 @@ final class RowReader {
     /// How many keys this row has looked up so far. Unchecked for exclusivity as in `CodingCache`.
     @exclusivity(unchecked) var position = 0
 
+    /// The columns this reader's keys look in: all of them, or the columns of one table of a join.
+    let columns: Range<Int32>?
+
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
-        userInfo: [CodingUserInfoKey: any Sendable]
+        userInfo: [CodingUserInfoKey: any Sendable], columns: Range<Int32>? = nil
     ) {
         self.statement = statement
-        self.cache = statement.coding
+        // A reader of some columns keeps its own key-to-column slots: the statement's belong to whole rows.
+        self.cache = columns == nil ? statement.coding : CodingCache(parameterCount: 0)
         self.mapping = mapping
         self.strategies = strategies
         self.userInfo = userInfo
+        self.columns = columns
     }
 
     func beginRow() {
@@ -154,7 +160,7 @@ final class RowReader {
         self.position = position + 1
         let name = key.stringValue
         if let index = cache.cachedColumn(for: name, at: position) { return index }
-        return cache.lookUpColumn(for: name, at: position, mapping: mapping, statement: statement)
+        return cache.lookUpColumn(for: name, at: position, mapping: mapping, statement: statement, in: columns)
     }
 
     /// Decodes a value of a ``DatabaseValueConvertible`` type from the column at `index`.

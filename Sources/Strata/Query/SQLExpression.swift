@@ -91,7 +91,7 @@ public struct SQLExpression: SQLSpecificExpressible, SQLOrderingTerm, SQLSelecta
 /// ```
 ///
 /// The name is quoted with embedded `"` doubled: a name with quotes is just a column that does not exist.
-public struct Column: SQLSpecificExpressible, SQLOrderingTerm, SQLSelectable, Hashable {
+public struct Column: SQLSpecificExpressible, SQLOrderingTerm, SQLSelectable {
     /// The column's name.
     public let name: String
     let table: TableReference?

@@ -329,6 +329,14 @@ public final class Statement {
         return columnIndexCache?["\u{0}" + name.lowercased()]
     }
 
+    /// The index of the column named `name` among `columns`: an exact match first, then a case-insensitive one.
+    func columnIndex(named name: String, in columns: Range<Int32>) -> Int32? {
+        let range = columns.clamped(to: 0..<Int32(columnCount))
+        if let exact = range.first(where: { columnNames[Int($0)] == name }) { return exact }
+        let folded = name.lowercased()
+        return range.first { columnNames[Int($0)].lowercased() == folded }
+    }
+
     /// Parameter indexes by name without prefix. A name used with two prefixes (`:a` and `@a`) has two indexes.
     func parameterIndexes() -> [String: [Int32]] {
         if let cache = parameterIndexCache { return cache }

@@ -125,3 +125,12 @@ struct ExpressionTests {
                 == ["never", "2023-11-14 22:13:20.000", "never", "never", "2023-11-14 22:13:20.000"])
     }
 }
+
+@Suite("Query: comparing two columns is SQL, not Swift's ==")
+struct ColumnComparisonTests {
+    @Test func twoColumnsCompareIntoAnExpression() {
+        let predicate = Column("noteId", table: QTag.self) == Column("id")
+        #expect(type(of: predicate) == SQLExpression.self)
+        #expect(QNote.filter(predicate).sql.hasSuffix(#"WHERE "tag"."noteId" = "note"."id""#))
+    }
+}

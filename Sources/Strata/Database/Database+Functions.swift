@@ -1,0 +1,206 @@
+internal import CSQLite
+public import Foundation
+
+extension Database {
+    /// Adds an SQL function written in Swift to this connection.
+    ///
+    /// ```swift
+    /// try db.createFunction("slugify", argumentCount: 1, deterministic: true) { args in
+    ///     .text(try String(databaseValue: args[0]).lowercased().replacingOccurrences(of: " ", with: "-"))
+    /// }
+    /// let slug = try db.fetchOne(String.self, query: "SELECT slugify('Hello World')")   // "hello-world"
+    /// ```
+    ///
+    /// **A function that throws makes the statement fail** with the error's description as SQLite's message;
+    /// it never crashes. The function lives as long as the connection: closing the database releases it.
+    /// Adding a function with the name and argument count of one already there replaces it.
+    ///
+    /// - Parameters:
+    ///   - name: The function's SQL name.
+    ///   - argumentCount: How many arguments it takes, from 0 to 127; -1 for any number.
+    ///   - deterministic: Whether the same arguments always give the same result, which lets SQLite use the
+    ///     function in an index or a `CHECK` and call it once per statement where it can. False by default.
+    ///   - body: Computes the result from the arguments; it runs on the connection's thread, inside a statement.
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` for an empty name or an argument count out of range.
+    ///
+    /// See https://www.sqlite.org/c3ref/create_function.html
+    public func createFunction(
+        _ name: String, argumentCount: Int, deterministic: Bool = false,
+        _ body: @escaping ([DatabaseValue]) throws -> DatabaseValue
+    ) throws {
+        guard !name.isEmpty, !name.unicodeScalars.contains("\u{0}") else {
+            throw DatabaseError(code: .invalidArgument, message: "an SQL function needs a name without NUL characters")
+        }
+        guard (-1...127).contains(argumentCount) else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "an SQL function takes 0 to 127 arguments, or -1 for any number; not \(argumentCount)")
+        }
+        let handle = try openHandle()
+        let box = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
+        var flags = SQLITE_UTF8
+        if deterministic { flags |= SQLITE_DETERMINISTIC }
+        let result = sqlite3_create_function_v2(
+            handle, name, Int32(argumentCount), flags, box,
+            { context, count, arguments in
+                guard let context, let box = sqlite3_user_data(context) else { return }
+                let function = Unmanaged<FunctionBox>.fromOpaque(box).takeUnretainedValue()
+                let values = (0..<Int(count)).map { DatabaseValue(sqliteValue: arguments?[$0]) }
+                do {
+                    try function.body(values).setResult(of: context)
+                } catch {
+                    sqlite3_result_error(context, String(describing: error), -1)
+                }
+            },
+            nil, nil,
+            { box in box.map { Unmanaged<FunctionBox>.fromOpaque($0).release() } })
+        guard result == SQLITE_OK else {
+            // SQLite calls the destructor itself when registration fails.
+            throw DatabaseError.sqlite(result, connection: handle)
+        }
+    }
+
+    /// Adds a collation, a named order for text, to this connection: use it in `ORDER BY`, in a column
+    /// definition (`name TEXT COLLATE unicode_ci`) or in an index.
+    ///
+    /// ```swift
+    /// try db.createCollation("unicode_ci") { a, b in a.caseInsensitiveCompare(b) }
+    /// let names = try db.fetchAll(String.self, query: "SELECT name FROM tag ORDER BY name COLLATE unicode_ci")
+    /// ```
+    ///
+    /// The comparison must be consistent (a total order), or an index built with it gives wrong results. It lives
+    /// as long as the connection; a database whose schema uses it must define it on every connection that opens
+    /// the file (``DatabasePool`` and ``DatabaseQueue`` do this in `configure`).
+    ///
+    /// See https://www.sqlite.org/c3ref/create_collation.html
+    public func createCollation(_ name: String, _ compare: @escaping (String, String) -> ComparisonResult) throws {
+        guard !name.isEmpty, !name.unicodeScalars.contains("\u{0}") else {
+            throw DatabaseError(code: .invalidArgument, message: "a collation needs a name without NUL characters")
+        }
+        let handle = try openHandle()
+        let box = Unmanaged.passRetained(CollationBox(compare)).toOpaque()
+        let result = sqlite3_create_collation_v2(
+            handle, name, SQLITE_UTF8, box,
+            { box, leftCount, left, rightCount, right in
+                guard let box else { return 0 }
+                let collation = Unmanaged<CollationBox>.fromOpaque(box).takeUnretainedValue()
+                let order = collation.compare(
+                    String(utf8Bytes: left, count: leftCount), String(utf8Bytes: right, count: rightCount))
+                switch order {
+                case .orderedAscending: return -1
+                case .orderedSame: return 0
+                case .orderedDescending: return 1
+                }
+            },
+            { box in box.map { Unmanaged<CollationBox>.fromOpaque($0).release() } })
+        guard result == SQLITE_OK else {
+            throw DatabaseError.sqlite(result, connection: handle)
+        }
+    }
+
+    /// Replaces SQLite's `upper()` and `lower()`, which change ASCII letters only, with versions that change
+    /// every letter Unicode knows (`upper('straße')` is `STRASSE`), on this connection.
+    ///
+    /// ```swift
+    /// try db.useUnicodeCaseFunctions()
+    /// let name = try db.fetchOne(String.self, query: "SELECT upper('émile')")    // "ÉMILE"
+    /// ```
+    ///
+    /// Strata keeps SQLite's own by default: an expression index built with one definition and queried with the
+    /// other gives wrong results, and other SQLite clients of the file see the built-in ones. Apply it to every
+    /// connection of a pool or queue in its `configure` block.
+    public func useUnicodeCaseFunctions() throws {
+        try createFunction("upper", argumentCount: 1, deterministic: true) { arguments in
+            arguments[0].changingCase { $0.uppercased() }
+        }
+        try createFunction("lower", argumentCount: 1, deterministic: true) { arguments in
+            arguments[0].changingCase { $0.lowercased() }
+        }
+    }
+}
+
+/// A Swift function kept alive for SQLite while the connection has it.
+private final class FunctionBox {
+    let body: ([DatabaseValue]) throws -> DatabaseValue
+    init(_ body: @escaping ([DatabaseValue]) throws -> DatabaseValue) { self.body = body }
+}
+
+/// A Swift comparison kept alive for SQLite while the connection has it.
+private final class CollationBox {
+    let compare: (String, String) -> ComparisonResult
+    init(_ compare: @escaping (String, String) -> ComparisonResult) { self.compare = compare }
+}
+
+extension String {
+    /// `count` bytes of UTF-8 from SQLite; invalid sequences are repaired, since a collation cannot fail.
+    fileprivate init(utf8Bytes start: UnsafeRawPointer?, count: Int32) {
+        guard let start, count > 0 else {
+            self = ""
+            return
+        }
+        self = String(
+            decoding: UnsafeRawBufferPointer(start: start, count: Int(count)), as: UTF8.self)
+    }
+}
+
+extension DatabaseValue {
+    /// The value of an SQL function's argument.
+    fileprivate init(sqliteValue value: OpaquePointer?) {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER:
+            self = .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT:
+            self = .real(sqlite3_value_double(value))
+        case SQLITE_TEXT:
+            self = .text(String(utf8Bytes: sqlite3_value_text(value), count: sqlite3_value_bytes(value)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            self = .blob(sqlite3_value_blob(value).map { Data(bytes: $0, count: count) } ?? Data())
+        default:
+            self = .null
+        }
+    }
+
+    /// Makes this value the result of the SQL function call `context`.
+    fileprivate func setResult(of context: OpaquePointer) {
+        switch self {
+        case .null:
+            sqlite3_result_null(context)
+        case .integer(let value):
+            sqlite3_result_int64(context, value)
+        case .real(let value):
+            sqlite3_result_double(context, value)
+        case .text(let text):
+            var text = text
+            text.withUTF8 { bytes in
+                guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                    sqlite3_result_text(context, "", 0, nil)
+                    return
+                }
+                start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_result_text64(
+                        context, $0, UInt64(bytes.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            data.withUnsafeBytes { bytes in
+                guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                    sqlite3_result_zeroblob(context, 0)
+                    return
+                }
+                sqlite3_result_blob64(context, start, UInt64(bytes.count), strata_sqlite_transient())
+            }
+        }
+    }
+
+    /// Text with its case changed by `change`; NULL stays NULL, and a number or blob is changed as its text is.
+    fileprivate func changingCase(_ change: (String) -> String) -> DatabaseValue {
+        switch self {
+        case .null: .null
+        case .text(let text): .text(change(text))
+        case .integer(let value): .text(String(value))
+        case .real(let value): .text(String(value))
+        case .blob(let data): .text(change(String(decoding: data, as: UTF8.self)))
+        }
+    }
+}

@@ -1,0 +1,187 @@
+internal import CSQLite
+
+extension Database {
+    /// Every row of a join decoded into two models, each reading its own table's columns, even when both tables
+    /// have a column of the same name (`id`).
+    ///
+    /// ```swift
+    /// let pairs: [(Note, Tag)] = try db.fetchAll(Note.self, Tag.self, query: """
+    ///     SELECT note.*, tag.* FROM note JOIN tag ON tag.noteId = note.id
+    ///     """)
+    /// ```
+    ///
+    /// SQLite tells which table each result column comes from (its column metadata); a run of columns of one
+    /// table is one model's, and a column name that repeats within a run starts the next model's, so a self-join
+    /// (`SELECT a.*, b.* FROM note a JOIN note b ...`) splits between its two aliases.
+    ///
+    /// - Throws: ``DatabaseError/Code/unknownColumn`` when the row has no columns of a model's table.
+    public func fetchAll<First: Model, Second: Model>(
+        _ first: First.Type, _ second: Second.Type, query: String, parameters: (any Encodable)? = nil
+    ) throws -> [(First, Second)] {
+        try joinedRows(query: query, parameters: QueryParameters(parameters), JoinShape(First.self, Second.self)) {
+            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1))
+        }
+    }
+
+    /// Every row of a join decoded into three models, each reading its own table's columns.
+    public func fetchAll<First: Model, Second: Model, Third: Model>(
+        _ first: First.Type, _ second: Second.Type, _ third: Third.Type, query: String,
+        parameters: (any Encodable)? = nil
+    ) throws -> [(First, Second, Third)] {
+        let shape = JoinShape(First.self, Second.self, Third.self)
+        return try joinedRows(query: query, parameters: QueryParameters(parameters), shape) {
+            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1), try $0.decode(Third.self, at: 2))
+        }
+    }
+
+    /// Every row of a join request, as pairs of models.
+    ///
+    /// ```swift
+    /// let withTags = try db.fetchAll(Note.joining(Tag.self, on: Column("noteId", table: Tag.self) == Column("id")))
+    /// ```
+    public func fetchAll<First: Model, Second: Model>(_ request: JoinRequest<First, Second>) throws
+        -> [(First, Second)]
+    {
+        let shape = JoinShape(First.self, Second.self)
+        return try joinedRows(request.base, shape) {
+            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1))
+        }
+    }
+
+    /// Every row of a left join request: the second model is nil where no row matched.
+    ///
+    /// ```swift
+    /// let maybe: [(Note, Tag?)] = try db.fetchAll(Note.leftJoining(Tag.self, on: ...))
+    /// ```
+    public func fetchAll<First: Model, Second: Model>(_ request: LeftJoinRequest<First, Second>) throws
+        -> [(First, Second?)]
+    {
+        let shape = JoinShape(First.self, Second.self, optional: [false, true])
+        return try joinedRows(request.base, shape) {
+            (try $0.decode(First.self, at: 0), try $0.decodeIfPresent(Second.self, at: 1))
+        }
+    }
+
+    /// Every row of a three-table join request.
+    public func fetchAll<First: Model, Second: Model, Third: Model>(_ request: JoinRequest3<First, Second, Third>)
+        throws -> [(First, Second, Third)]
+    {
+        let shape = JoinShape(First.self, Second.self, Third.self)
+        return try joinedRows(request.base, shape) {
+            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1), try $0.decode(Third.self, at: 2))
+        }
+    }
+
+    // MARK: Internal
+
+    private func joinedRows<Output>(
+        _ request: QueryRequest<some Model>, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
+    ) throws -> [Output] {
+        try joinedRows(statement: try preparedSelect(request), shape, decode: decode)
+    }
+
+    private func joinedRows<Output>(
+        query: String, parameters: QueryParameters, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
+    ) throws -> [Output] {
+        try joinedRows(statement: try prepared(query: query, parameters: parameters), shape, decode: decode)
+    }
+
+    private func joinedRows<Output>(
+        statement: Statement, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
+    ) throws -> [Output] {
+        try runLeased(statement) { statement in
+            var row: JoinedRow?
+            var results: [Output] = []
+            while try statement.next() != nil {
+                // The columns are split at the first row: only then are they final (see `Statement.step`).
+                if row == nil { row = try JoinedRow(statement: statement, shape: shape) }
+                if let row { results.append(try decode(row)) }
+            }
+            return results
+        }
+    }
+}
+
+/// The models of a join: their tables, decoders, and which may be missing (the right side of a left join).
+struct JoinShape {
+    let tables: [String]
+    let decoders: [RowDecoder]
+    let optional: [Bool]
+
+    init<First: Model, Second: Model>(_ first: First.Type, _ second: Second.Type, optional: [Bool] = [false, false]) {
+        tables = [First.tableName, Second.tableName]
+        decoders = [First.rowDecoder, Second.rowDecoder]
+        self.optional = optional
+    }
+
+    init<First: Model, Second: Model, Third: Model>(_ first: First.Type, _ second: Second.Type, _ third: Third.Type) {
+        tables = [First.tableName, Second.tableName, Third.tableName]
+        decoders = [First.rowDecoder, Second.rowDecoder, Third.rowDecoder]
+        optional = [false, false, false]
+    }
+}
+
+/// One statement's rows seen as several models, each over its own columns.
+struct JoinedRow {
+    let statement: Statement
+    let columns: [Range<Int32>]
+    let decodings: [RowDecoding]
+
+    init(statement: Statement, shape: JoinShape) throws {
+        let columns = try Self.split(statement, tables: shape.tables)
+        self.statement = statement
+        self.columns = columns
+        decodings = zip(shape.decoders, columns).map { $0.makeDecoding(for: statement, columns: $1) }
+    }
+
+    func decode<T: Model>(_ type: T.Type, at position: Int) throws -> T {
+        try decodings[position].decodeRow(T.self)
+    }
+
+    /// The model at `position`, or nil when every one of its columns is NULL (a left join that matched no row).
+    func decodeIfPresent<T: Model>(_ type: T.Type, at position: Int) throws -> T? {
+        guard columns[position].contains(where: { !statement.isNull(at: $0) }) else { return nil }
+        return try decode(T.self, at: position)
+    }
+
+    /// The columns of each table: runs of columns that come from one table, a run ending where a name repeats;
+    /// each table takes the first run of its own that no earlier model took.
+    static func split(_ statement: Statement, tables: [String]) throws -> [Range<Int32>] {
+        var runs: [(table: String?, columns: Range<Int32>)] = []
+        var names: Set<String> = []
+        for index in 0..<Int32(statement.columnCount) {
+            let table = statement.originTable(at: index)?.lowercased()
+            let name = statement.columnNames[Int(index)].lowercased()
+            if let last = runs.last, last.table == table, !names.contains(name) {
+                runs[runs.count - 1].columns = last.columns.lowerBound..<index + 1
+            } else {
+                runs.append((table, index..<index + 1))
+                names = []
+            }
+            names.insert(name)
+        }
+        var taken = Set<Int>()
+        return try tables.map { table in
+            guard
+                let run = runs.indices.first(where: { !taken.contains($0) && runs[$0].table == table.lowercased() })
+            else {
+                throw DatabaseError(
+                    code: .unknownColumn,
+                    message: "the joined row has no columns of table \"\(table)\"; select them, as in "
+                        + "SELECT \(tables.map { "\($0).*" }.joined(separator: ", "))",
+                    sql: statement.sql)
+            }
+            taken.insert(run)
+            return runs[run].columns
+        }
+    }
+}
+
+extension Statement {
+    /// The table the result column at `index` is read from, nil for an expression.
+    ///
+    /// See https://www.sqlite.org/c3ref/column_database_name.html
+    func originTable(at index: Int32) -> String? {
+        sqlite3_column_table_name(handle, index).map { String(cString: $0) }
+    }
+}
