@@ -132,6 +132,57 @@ import Testing
     #expect(try db.fetchAll(Note.self).isEmpty)
 }
 
+@Test("README: queries") func readmeQueries() async throws {
+    let db = try Database()
+    try db.execute(query: """
+        CREATE TABLE note (id INTEGER PRIMARY KEY, content TEXT NOT NULL, mood TEXT NOT NULL, archivedAt TEXT);
+        CREATE TABLE tag (id INTEGER PRIMARY KEY, noteId INTEGER NOT NULL, name TEXT NOT NULL);
+        INSERT INTO note (content, mood) VALUES ('swift', 'happy'), ('more swift', 'happy'), ('rain', 'sad');
+        INSERT INTO tag (noteId, name) VALUES (1, 'lang'), (2, 'lang');
+        """)
+    // snippet: README.md 4
+    struct Note: Model {
+        static let tableName = "note"
+        var id: Int64?
+        var content: String
+        var mood: String
+        var archivedAt: Date?
+    }
+
+    struct Tag: Model {
+        static let tableName = "tag"
+        var id: Int64?
+        var noteId: Int64
+        var name: String
+    }
+
+    let request = Note
+        .filter(Column("mood") == "happy" && Column("archivedAt") == nil)   // == nil is IS NULL
+        .filter(Column("content").like("%swift%"))
+        .order(Column("id").desc)
+        .limit(10)
+    let notes: [Note] = try db.fetchAll(request)
+    let total = try db.fetchCount(request)
+    print(request.sql)    // SELECT "note".* FROM "note" WHERE ... ORDER BY "note"."id" DESC LIMIT ?
+
+    let archived = try db.updateAll(Note.filter(Column("mood") == "sad"), Column("archivedAt").set(to: Date()))
+    let deleted = try db.deleteAll(Note.filter(Column("archivedAt") != nil))   // rows changed
+
+    struct Stats: Decodable { var newest: Int64; var total: Int }
+    let stats = try db.fetchOne(Stats.self, Note.select(max(Column("id")).forKey("newest"),
+                                                        count(Column("id")).forKey("total")))
+
+    let tagged: [(Note, Tag)] = try db.fetchAll(Note.joining(Tag.self, on: Column("noteId", table: Tag.self) == Column("id")))
+    // end snippet
+    #expect(notes.map(\.id) == [2, 1])
+    #expect(total == 2)
+    #expect(archived == 1)
+    #expect(deleted == 1)
+    #expect(stats?.newest == 2)
+    #expect(stats?.total == 2)
+    #expect(tagged.map { $0.1.noteId } == [1, 2])
+}
+
 @Test("README: migrations from Swift") func readmeMigrations() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
@@ -139,7 +190,7 @@ import Testing
     try Data("ALTER TABLE note ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;".utf8)
         .write(to: URL(fileURLWithPath: "Migrations/extra/0002_add_pinned.sql"))
     let db = try Database()
-    // snippet: README.md 4
+    // snippet: README.md 5
     try db.migrate(version: 1) { db in
         try db.execute(query: "CREATE TABLE note (id INTEGER PRIMARY KEY, content TEXT NOT NULL)")
     }
@@ -168,7 +219,7 @@ import Testing
 @Test("README: server apps") func readmeServerApps() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: README.md 5
+    // snippet: README.md 6
     struct Note: Model, Sendable {
         static let tableName = "note"
         static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
