@@ -19,10 +19,8 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func insert<T: Model>(_ model: inout T) throws {
-        if let inserted = try write(model, .insert, returning: .insertReturning) {
-            model = inserted
-        } else if try changes == 0 {
-            throw Self.notInserted(T.self, sql: try recordSQL(for: T.self, instance: model).insert)
+        if let statement = try write(&model, .insert, returning: .insertReturning), try changes == 0 {
+            throw Self.notInserted(T.self, sql: statement.sql)
         }
     }
 
@@ -50,9 +48,7 @@ extension Database {
     /// Inserts `model`, or updates the row with its primary key when there is one
     /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned and read back as in ``insert(_:)``.
     public func upsert<T: Model>(_ model: inout T) throws {
-        if let inserted = try write(model, .upsert, returning: .upsertReturning) {
-            model = inserted
-        }
+        try write(&model, .upsert, returning: .upsertReturning)
     }
 
     /// Deletes the row with `model`'s primary key.
@@ -78,25 +74,30 @@ extension Database {
 
     // MARK: Internal
 
-    /// Runs the `plain` statement of `model`, or its `returning` twin when the primary key is nil,
-    /// and returns the row that one wrote, decoded. Nil when the key was set.
+    /// Runs the `plain` statement of `model`, or, when its primary key is nil, its `returning` twin, which
+    /// writes the row and reads it back into `model`.
     ///
-    /// The statement is chosen before encoding by the last call's key (a batch of new models encodes
-    /// once each); a wrong guess costs one encode more.
-    private func write<T: Model>(_ model: T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind) throws -> T? {
-        let guess = try recordSQL(for: T.self, instance: model).lastKeyWasNil
+    /// The statement is chosen before encoding by the last call's key (a batch of new models encodes once
+    /// each); a wrong guess costs one encode more. Nothing here makes an `Optional<T>`: this runs
+    /// unspecialized in callers' modules, where each one costs a metadata look-up.
+    ///
+    /// - Returns: The plain statement that ran, nil when the row was read back.
+    @discardableResult
+    private func write<T: Model>(_ model: inout T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind) throws
+        -> Statement?
+    {
         var (statement, encoding, record) = try encodeRecord(
-            model, statement: guess ? returning : plain, watchPrimaryKey: true)
-        if encoding.watchedWasNull != guess {
+            model, statement: plain, returning: returning, watchPrimaryKey: true)
+        if encoding.watchedWasNull != record.lastKeyWasNil {
             record.lastKeyWasNil = encoding.watchedWasNull
             (statement, encoding, record) = try encodeRecord(
-                model, statement: encoding.watchedWasNull ? returning : plain, watchPrimaryKey: true)
+                model, statement: plain, returning: returning, watchPrimaryKey: true)
         }
         guard encoding.watchedWasNull else {
             try statement.perform()
-            return nil
+            return statement
         }
-        return try atomically {
+        model = try atomically {
             defer { statement.reset() }
             guard let row = try statement.next() else {
                 throw Self.notInserted(T.self, sql: statement.sql)
@@ -114,6 +115,7 @@ extension Database {
             _ = try statement.next()
             return inserted
         }
+        return nil
     }
 
     /// Runs `body` so that what it wrote is kept only when it returns: in a savepoint inside a

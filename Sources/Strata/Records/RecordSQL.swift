@@ -263,24 +263,30 @@ extension Database {
     /// include it and the model is encoded again.
     ///
     /// `allKeys` is false for statements that bind only some keys on purpose (`DELETE` binds the primary key).
+    /// `returning` is the statement to use instead of `kind` when the last insert of the type had a nil key.
     func encodeRecord<T: Model>(
-        _ model: T, statement kind: RecordSQL.Kind, watchPrimaryKey: Bool = false, allKeys: Bool = true
+        _ model: T, statement kind: RecordSQL.Kind, returning: RecordSQL.Kind? = nil, watchPrimaryKey: Bool = false,
+        allKeys: Bool = true
     ) throws -> (Statement, StatementEncoding, RecordSQL) {
         var record = try recordSQL(for: T.self, instance: model)
         for _ in 0..<2 {
-            let statement = try record.statement(kind, in: self)
+            var chosen = kind
+            if let returning, record.lastKeyWasNil { chosen = returning }
+            let statement = try record.statement(chosen, in: self)
             let watched = watchPrimaryKey ? record.insertPrimaryKeyParameter : 0
             let encoding = try StatementEncoder().encodePass(
                 model, to: statement, watching: watched, forRecord: true,
-                reusing: record.lastEncoding(kind, for: statement))
-            record.keep(encoding, for: kind)
+                reusing: record.lastEncoding(chosen, for: statement))
+            record.keep(encoding, for: chosen)
             if !allKeys || encoding.skippedKeys.isEmpty {
                 if !encoding.writer.preciseDecimalParameters.isEmpty {
                     try checkDecimalColumns(encoding.writer.preciseDecimalParameters, of: statement, record, T.self)
                 }
                 return (statement, encoding, record)
             }
+            let lastKeyWasNil = record.lastKeyWasNil
             record = try cacheRecordSQL(for: T.self, keys: record.keys + encoding.skippedKeys)
+            record.lastKeyWasNil = lastKeyWasNil
         }
         throw DatabaseError(
             code: .invalidArgument, message: "\(T.self) encodes keys that its table SQL cannot hold",
