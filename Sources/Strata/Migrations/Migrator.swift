@@ -165,6 +165,26 @@ public struct Migrator: Sendable {
         try migrate(db, to: latestVersion)
     }
 
+    /// Applies the pending migrations of a pool's or queue's database, on its writer, outside any other write.
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: "app.sqlite")
+    /// try await migrator.migrate(pool)
+    /// ```
+    ///
+    /// Each migration runs in its own transaction, as ``migrate(_:)-(Database)`` does; writes asked for meanwhile
+    /// wait for the writer.
+    @discardableResult
+    public func migrate(_ writer: some DatabaseWriter) async throws -> [Int] {
+        try await writer.writeWithoutTransaction { db in try migrate(db) }
+    }
+
+    /// Applies the pending migrations of a pool's or queue's database up to `targetVersion`.
+    @discardableResult
+    public func migrate(_ writer: some DatabaseWriter, to targetVersion: Int) async throws -> [Int] {
+        try await writer.writeWithoutTransaction { db in try migrate(db, to: targetVersion) }
+    }
+
     /// Applies the pending migrations, in order, up to `targetVersion`.
     ///
     /// ```swift
@@ -197,6 +217,11 @@ public struct Migrator: Sendable {
             }
         }
         return applied
+    }
+
+    /// The migration status of a pool's or queue's database, read on a reader.
+    public func status(of reader: some DatabaseReader) async throws -> MigrationStatus {
+        try await reader.read { db in try status(of: db) }
     }
 
     /// Where `db` stands: its version, and the registered versions applied and pending.
