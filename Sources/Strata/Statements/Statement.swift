@@ -29,10 +29,13 @@ public final class Statement {
     /// A statement whose SQL depends on the schema (`SELECT *`) is compiled again by SQLite when the
     /// schema changes; its columns are then read again at the next step, so they always describe the
     /// rows the statement returns.
-    public private(set) var columnCount: Int
+    ///
+    /// Read for every row; a statement is used by one task at a time and never re-entrantly, so the
+    /// dynamic exclusivity check is turned off, as on the rest of its per-call state.
+    @exclusivity(unchecked) public private(set) var columnCount: Int
 
     /// The names of the result columns, in order. Kept true across schema changes, as ``columnCount`` is.
-    public private(set) var columnNames: [String]
+    @exclusivity(unchecked) public private(set) var columnNames: [String]
 
     /// The number of parameters, named and positional.
     public let parameterCount: Int
