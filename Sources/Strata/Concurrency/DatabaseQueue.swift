@@ -28,15 +28,16 @@ public final class DatabaseQueue: Sendable {
 
     private let connection: ConnectionPool
 
-    /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:)``
+    /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:busyTimeout:)``
     /// does.
     ///
     /// ```swift
     /// let queue = try DatabaseQueue(path: "app.sqlite") { db in db.busyTimeout = 10 }
     /// ```
     ///
-    /// - Parameter configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas
-    ///   there.
+    /// - Parameters:
+    ///   - path: The database file, or `":memory:"` for a private in-memory database.
+    ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there.
     /// - Throws: A ``DatabaseError`` when the file cannot be opened; the error `configure` throws.
     public init(path: String, configure: (@Sendable (Database) throws -> Void)? = nil) throws {
         let database = try Database(path: path)

@@ -19,7 +19,7 @@ public import Foundation
 /// processes that migrate one file at once apply each migration exactly once.
 ///
 /// - **Versions are contiguous from 1.** A gap or a duplicate version is an error reported before
-///   any migration runs, by ``validate()``, ``migrate(_:)``, ``migrate(_:to:)`` and ``status(of:)``.
+///   any migration runs, by ``validate()``, `migrate(_:)`, `migrate(_:to:)` and `status(of:)`.
 /// - **A newer database is refused.** A database whose `user_version` is above ``latestVersion``
 ///   was migrated by newer code; migrating or inspecting it throws an error naming both versions.
 /// - **A migration error names the migration.** It says which version, name and file failed, and
@@ -172,7 +172,7 @@ public struct Migrator: Sendable {
     /// try await migrator.migrate(pool)
     /// ```
     ///
-    /// Each migration runs in its own transaction, as ``migrate(_:)-(Database)`` does; writes asked for meanwhile
+    /// Each migration runs in its own transaction, as `migrate(_:)` on a `Database` does; writes asked for meanwhile
     /// wait for the writer.
     @discardableResult
     public func migrate(_ writer: some DatabaseWriter) async throws -> [Int] {
@@ -196,7 +196,7 @@ public struct Migrator: Sendable {
     ///
     /// - Returns: The versions this call applied.
     /// - Throws: ``DatabaseError/Code/migration`` when `targetVersion` is not between 0 and
-    ///   ``latestVersion``, and for the failures listed at ``migrate(_:)``.
+    ///   ``latestVersion``, and for the failures listed at `migrate(_:)`.
     @discardableResult
     public func migrate(_ db: Database, to targetVersion: Int) throws -> [Int] {
         try validate()

@@ -59,7 +59,7 @@ public struct QueryRequest<Record: Model>: Sendable {
     }
 
     /// The request selecting `selection` instead of the model's columns: decode it with
-    /// ``Database/fetchAll(_:_:)-(T.Type,_)`` into the type that reads those keys.
+    /// `db.fetchAll(T.self, request)` into the type that reads those keys.
     ///
     /// ```swift
     /// let newest = try db.fetchOne(Int64.self, Note.select(max(Column("id"))))

@@ -46,7 +46,7 @@ extension Database {
     }
 
     /// Inserts `model`, or updates the row with its primary key when there is one
-    /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned and read back as in ``insert(_:)``.
+    /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned and read back as in `insert(_:)`.
     public func upsert<T: Model>(_ model: inout T) throws {
         try write(&model, .upsert, returning: .upsertReturning)
     }
