@@ -214,14 +214,16 @@ extension Database {
 
 extension QueryRequest {
     /// The `WHERE` of a `DELETE` or `UPDATE` of the request's rows: its own filters when that is all it has,
-    /// otherwise `rowid IN (the request's rows)`, so that joins, order and limit choose the rows as they do in
-    /// a fetch.
+    /// otherwise `primary key IN (the request's rows)`, so that joins, order and limit choose the rows as they do
+    /// in a fetch. The primary key, not SQLite's `rowid`, so that it works on `WITHOUT ROWID` tables and in any
+    /// dialect.
     func appendRowSelection(to renderer: inout SQLRenderer) {
         if isFilterOnly {
             appendWhere(to: &renderer)
             return
         }
-        renderer.append(" WHERE rowid IN (SELECT \(ownTable).rowid FROM ")
+        let key = renderer.quoted(Record.primaryKeyColumn)
+        renderer.append(" WHERE \(key) IN (SELECT \(ownTable).\(key) FROM ")
         renderer.appendIdentifier(Record.tableName)
         appendBody(to: &renderer)
         renderer.append(")")
