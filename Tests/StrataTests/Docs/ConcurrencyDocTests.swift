@@ -89,6 +89,7 @@ private func makeAppDatabase() throws {
     var migrator = Migrator()
     try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
     try await pool.writeWithoutTransaction { [migrator] db in try migrator.migrate(db) }
+    try await migrator.migrate(pool)     // the same, through DatabaseWriter
     // end snippet
     #expect(try await pool.read { db in try db.userVersion } == 3)
     await pool.close()
@@ -129,7 +130,7 @@ private func makeAppDatabase() throws {
             let pool = try DatabasePool(path: path, readers: 8) { db in db.busyTimeout = 10 }
             var migrator = Migrator()
             try migrator.registerSQLFiles(in: migrations)
-            try await pool.writeWithoutTransaction { [migrator] db in try migrator.migrate(db) }
+            try await migrator.migrate(pool)
             return NoteStore(pool: pool)
         }
 

@@ -231,7 +231,7 @@ import Testing
     var migrator = Migrator()
     try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))   // this repository's schema
     let pool = try DatabasePool(path: "app.sqlite", readers: 4)
-    try await pool.writeWithoutTransaction { [migrator] db in try migrator.migrate(db) }
+    try await migrator.migrate(pool)                          // on the writer, each step in its own transaction
 
     // In a request handler (Hummingbird, Vapor, plain SwiftNIO):
     func createNote(content: String) async throws -> Note {
