@@ -131,7 +131,15 @@ extension Database {
         query: String, parameters: QueryParameters, context: (Statement) -> Context,
         decode: (Context) throws -> T
     ) throws -> [T] {
-        let statement = try prepared(query: query, parameters: parameters)
+        try collect(statement: try prepared(query: query, parameters: parameters), context: context, decode: decode)
+    }
+
+    /// Every row of the prepared and bound `statement`, decoded; inlinable so that the array of results is built
+    /// by code specialized for `T`.
+    @inlinable
+    func collect<Context, T>(
+        statement: Statement, context: (Statement) -> Context, decode: (Context) throws -> T
+    ) throws -> [T] {
         statement.isLeased = true
         defer {
             statement.isLeased = false

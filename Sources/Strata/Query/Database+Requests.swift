@@ -7,9 +7,15 @@ extension Database {
     /// let notes = try db.fetchAll(Note.filter(Column("mood") == "happy").order(Column("id")))
     /// ```
     ///
-    /// The SQL is prepared once per connection and kept in its statement cache.
+    /// The SQL is prepared once per connection and kept in its statement cache. Inlinable, as
+    /// ``fetchAll(_:query:parameters:decoder:)`` is, so that the array of results is built by specialized code.
+    @inlinable
     public func fetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
-        try fetchAll(Record.self, request, decoder: Record.rowDecoder)
+        try collect(statement: try preparedSelect(request)) {
+            Record.rowDecoder.rowDecoder(Record.self, for: $0)
+        } decode: {
+            try $0()
+        }
     }
 
     /// The first row of `request` decoded as its model, or nil.
@@ -188,6 +194,7 @@ extension Database {
     }
 
     /// The request's SELECT, prepared (from the connection's cache) and bound.
+    @usableFromInline
     func preparedSelect(_ request: QueryRequest<some Model>) throws -> Statement {
         let select = request.renderSelect()
         return try preparedRequest(select.rendered, failure: select.failure)

@@ -43,6 +43,7 @@ extension Model {
     }
 
     /// The decoder that reads this model's rows: the key strategy mirrored for reading.
+    @usableFromInline
     static var rowDecoder: RowDecoder {
         var decoder = RowDecoder()
         decoder.keyDecodingStrategy =
