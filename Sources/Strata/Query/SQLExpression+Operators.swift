@@ -186,6 +186,17 @@ extension Sequence where Element: SQLExpressible {
     }
 }
 
+extension ClosedRange where Bound: SQLExpressible {
+    /// `expression BETWEEN lowerBound AND upperBound`, both ends included (not an `IN` list of every value).
+    ///
+    /// ```swift
+    /// Note.filter((1...9).contains(Column("score")))      // "note"."score" BETWEEN ? AND ?
+    /// ```
+    public func contains(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+        expression.between(lowerBound, upperBound)
+    }
+}
+
 // MARK: Functions
 
 /// `count(expression)`: the rows where `expression` is not NULL.

@@ -47,6 +47,7 @@ struct ExpressionTests {
         #expect(whereClause([1, 2, 3].contains(Column("id"))) == #""note"."id" IN (?, ?, ?)"#)
         #expect(whereClause([Int]().contains(Column("id"))) == #""note"."id" IN ()"#)
         #expect(whereClause(Column("score").between(1, 9)) == #""note"."score" BETWEEN ? AND ?"#)
+        #expect(whereClause((1...9).contains(Column("score"))) == #""note"."score" BETWEEN ? AND ?"#)
     }
 
     @Test func functions() {
@@ -102,6 +103,7 @@ struct ExpressionTests {
         #expect(try ids([2, 4, 99].contains(Column("id"))) == [2, 4])
         #expect(try ids([Int64]().contains(Column("id"))) == [])
         #expect(try ids(Column("score").between(5, 10)) == [1, 3])
+        #expect(try ids((5...10).contains(Column("score"))) == [1, 3])
         #expect(try ids(Column("archivedAt") == QueryFixtures.date) == [2, 5])
         #expect(try ids(SQLExpression(sql: "length(content) > :n", parameters: ["n": 10])) == [1, 2, 4])
     }
