@@ -93,7 +93,8 @@ public struct QueryRequest<Record: Model>: Sendable {
 
     /// The quoted table name that qualifies the model's own columns.
     var ownTable: String {
-        SQLRenderer(ownTable: nil).quoted(Record.tableName)
+        var renderer = SQLRenderer(ownTable: nil)
+        return renderer.quoted(Record.tableName)
     }
 
     func makeRenderer() -> SQLRenderer {

@@ -1,13 +1,45 @@
-/// How a backend spells what differs between SQL dialects. Requests and expressions render through it and
-/// never touch a database API, so a second backend is a second dialect, not a fork.
+/// How a backend spells what differs between SQL dialects. Requests, expressions and records render through it
+/// and never touch a database API, so a second backend is a second dialect, not a fork.
 protocol SQLDialect: Sendable {
     /// The placeholder of the `index`-th bound value (from 1): `?` in SQLite, `$1` in PostgreSQL.
     func placeholder(_ index: Int) -> String
+
+    /// The placeholder of the parameter `name`, bound by name: `:name` in SQLite.
+    func namedPlaceholder(_ name: String) -> String
+
+    /// What follows an `INSERT` to update the row whose `conflictColumn` (quoted) already holds the value:
+    /// `ON CONFLICT ("id") DO UPDATE SET "a" = excluded."a"`, for the quoted `columns`.
+    func upsertClause(conflictColumn: String, columns: [String]) -> String
+
+    /// What follows an `INSERT` to return the row it wrote.
+    var returningAllColumns: String { get }
+}
+
+extension SQLDialect {
+    /// `name` as an identifier in double quotes, with embedded quotes doubled: `a"b` is `"a""b"`, the SQL
+    /// standard's quoting, which SQLite and PostgreSQL share.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` for a name with a NUL character, which would cut the SQL short.
+    func quote(_ name: String) throws -> String {
+        guard !name.unicodeScalars.contains("\u{0}") else {
+            throw DatabaseError(code: .invalidArgument, message: "an SQL identifier cannot contain a NUL character")
+        }
+        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 }
 
 /// SQLite's spelling.
 struct SQLiteDialect: SQLDialect {
     func placeholder(_ index: Int) -> String { "?" }
+
+    func namedPlaceholder(_ name: String) -> String { ":" + name }
+
+    func upsertClause(conflictColumn: String, columns: [String]) -> String {
+        let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return " ON CONFLICT (\(conflictColumn)) " + (columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)")
+    }
+
+    var returningAllColumns: String { " RETURNING *" }
 }
 
 /// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
@@ -49,18 +81,18 @@ struct SQLRenderer {
         if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
     }
 
-    /// `name` quoted, with embedded quotes doubled.
-    func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// `name` quoted by the dialect; a NUL character, refused there, is shown as `\0` and fails the request.
+    mutating func quoted(_ name: String) -> String {
+        do {
+            return try dialect.quote(name)
+        } catch {
+            fail("an SQL identifier cannot contain a NUL character")
+            return (try? dialect.quote(name.replacingOccurrences(of: "\u{0}", with: "\\0"))) ?? ""
+        }
     }
 
     mutating func appendIdentifier(_ name: String) {
-        if name.unicodeScalars.contains("\u{0}") {
-            fail("an SQL identifier cannot contain a NUL character")
-            append(quoted(name.replacingOccurrences(of: "\u{0}", with: "\\0")))
-        } else {
-            append(quoted(name))
-        }
+        append(quoted(name))
     }
 
     mutating func appendValue(_ value: SQLValue) {
@@ -69,7 +101,7 @@ struct SQLRenderer {
     }
 
     /// The quoted table name or alias a column of `table` is qualified with.
-    func qualifier(for table: TableReference?) -> String? {
+    mutating func qualifier(for table: TableReference?) -> String? {
         guard let table else { return ownTable }
         return aliases[table.type] ?? quoted(table.name)
     }

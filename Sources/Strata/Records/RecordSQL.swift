@@ -17,6 +17,8 @@ final class RecordSQL {
     let update: String
     let upsert: String
     let delete: String
+    /// What the dialect appends to return the written row.
+    let returning: String
     /// The 1-based index of the primary key parameter in `insert`.
     let insertPrimaryKeyParameter: Int32
 
@@ -31,10 +33,10 @@ final class RecordSQL {
     func sql(_ kind: Kind) -> String {
         switch kind {
         case .insert: insert
-        case .insertReturning: insert + " RETURNING *"
+        case .insertReturning: insert + returning
         case .update: update
         case .upsert: upsert
-        case .upsertReturning: upsert + " RETURNING *"
+        case .upsertReturning: upsert + returning
         case .delete: delete
         }
     }
@@ -64,7 +66,7 @@ final class RecordSQL {
         if prepared[kind.rawValue] === encoding.writer.statement { encodings[kind.rawValue] = encoding }
     }
 
-    init<T: Model>(for type: T.Type, keys: [String]) throws {
+    init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect = SQLiteDialect()) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
@@ -83,11 +85,11 @@ final class RecordSQL {
                 message: "\(T.self) has the coding key \"\(key)\", which cannot name an SQL parameter; "
                     + "use letters, digits and underscores")
         }
-        let table = try quoteIdentifier(T.tableName)
-        let quoted = try columns.map(quoteIdentifier)
+        let table = try dialect.quote(T.tableName)
+        let quoted = try columns.map(dialect.quote)
         let primaryKeyColumn = quoted[primaryKeyOffset]
-        let primaryKeyParameter = ":" + keys[primaryKeyOffset]
-        let parameters = keys.map { ":" + $0 }
+        let primaryKeyParameter = dialect.namedPlaceholder(keys[primaryKeyOffset])
+        let parameters = keys.map(dialect.namedPlaceholder)
         let others = zip(quoted, parameters).enumerated().filter { $0.offset != primaryKeyOffset }.map(\.element)
 
         self.keys = keys
@@ -101,11 +103,9 @@ final class RecordSQL {
             others.isEmpty
             ? "UPDATE \(table) SET \(primaryKeyColumn) = \(primaryKeyParameter) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
             : "UPDATE \(table) SET \(assignments) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
-        let excluded = others.map { "\($0.0) = excluded.\($0.0)" }.joined(separator: ", ")
-        upsert =
-            insert + " ON CONFLICT (\(primaryKeyColumn)) "
-            + (others.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(excluded)")
+        upsert = insert + dialect.upsertClause(conflictColumn: primaryKeyColumn, columns: others.map(\.0))
         delete = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
+        returning = dialect.returningAllColumns
     }
 
     static func isParameterName(_ key: String) -> Bool {
@@ -150,8 +150,9 @@ final class TableSQL {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
-        table = try quoteIdentifier(T.tableName)
-        primaryKey = try quoteIdentifier(T.primaryKeyColumn)
+        let dialect = SQLiteDialect()
+        table = try dialect.quote(T.tableName)
+        primaryKey = try dialect.quote(T.primaryKeyColumn)
         find = "SELECT * FROM \(table) WHERE \(primaryKey) = ?"
         fetchAll = "SELECT * FROM \(table) ORDER BY \(primaryKey)"
         deleteByID = "DELETE FROM \(table) WHERE \(primaryKey) = ?"
@@ -166,16 +167,6 @@ extension Database {
         tableSQLCache.set(sql, for: T.self)
         return sql
     }
-}
-
-/// `name` as an SQL identifier in double quotes, with embedded quotes doubled: `a"b` → `"a""b"`.
-///
-/// - Throws: ``DatabaseError/Code/invalidArgument`` for a name with a NUL character, which would cut the SQL short.
-func quoteIdentifier(_ name: String) throws -> String {
-    guard !name.unicodeScalars.contains("\u{0}") else {
-        throw DatabaseError(code: .invalidArgument, message: "an SQL identifier cannot contain a NUL character")
-    }
-    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// Collects the coding keys a value encodes at its top level, in order, without encoding any value.
