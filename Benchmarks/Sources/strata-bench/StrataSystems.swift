@@ -47,12 +47,13 @@ extension Strata.Database {
 }
 
 /// `strata-codable`: what users write. `db.insert(model)`, `db.fetchAll(_:query:)`, `db.find(_:id:)`.
-final class StrataCodableSystem: BenchmarkSystem {
-    static let name = "strata-codable"
+class StrataCodableSystem: BenchmarkSystem {
+    class var name: String { "strata-codable" }
     private let items: [StrataItem]
-    private var database: Strata.Database?
+    /// The open database; `strata-request` reads through it too.
+    private(set) var database: Strata.Database?
 
-    init(items: [Item]) { self.items = items.map(StrataItem.init) }
+    required init(items: [Item]) { self.items = items.map(StrataItem.init) }
 
     func openEmpty(path: String?) throws { database = try .benchmarkEmpty(path: path) }
 
