@@ -49,6 +49,31 @@ struct FunctionTests {
         #expect(conversion.text.contains("could not decode Int64 from TEXT"))
     }
 
+    final class Witness {}
+
+    @Test func closingTheDatabaseReleasesItsFunctionsAndCollations() throws {
+        weak var functionWitness: Witness?
+        weak var collationWitness: Witness?
+        let db = try Database()
+        do {
+            let function = Witness()
+            let collation = Witness()
+            functionWitness = function
+            collationWitness = collation
+            try db.createFunction("witness", argumentCount: 0) { _ in .text("\(ObjectIdentifier(function))") }
+            try db.createCollation("witness") { a, b in
+                _ = collation
+                return a.compare(b)
+            }
+        }
+        #expect(try db.fetchOne(String.self, query: "SELECT witness()") != nil)
+        #expect(functionWitness != nil)
+        #expect(collationWitness != nil)
+        db.close()
+        #expect(functionWitness == nil)
+        #expect(collationWitness == nil)
+    }
+
     @Test func badRegistrationsThrow() throws {
         let db = try Database()
         expectError(.invalidArgument) { try db.createFunction("", argumentCount: 1) { _ in .null } }
