@@ -8,7 +8,7 @@ extension Database {
     /// ```
     ///
     /// The SQL is prepared once per connection and kept in its statement cache. Inlinable, as
-    /// ``fetchAll(_:query:parameters:decoder:)`` is, so that the array of results is built by specialized code.
+    /// `fetchAll(_:query:parameters:decoder:)` is, so that the array of results is built by specialized code.
     @inlinable
     public func fetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
         try collect(statement: try preparedSelect(request)) {
