@@ -27,9 +27,11 @@ final class ConnectionPool: Sendable {
 
     /// A connection for the caller alone, until it gives it back with ``release(_:)``.
     ///
+    /// - Parameter isPausable: Whether the caller is a pausable write, which gives way to the other requests
+    ///   (see ``yield(_:)``) and so does not make another pausable write give way to it.
     /// - Throws: ``DatabaseError/Code/connectionClosed`` once closing has begun; `CancellationError` when the task is
     ///   cancelled while it waits.
-    func acquire() async throws -> SerialConnection {
+    func acquire(isPausable: Bool = false) async throws -> SerialConnection {
         enum FirstTry {
             case connection(SerialConnection)
             case wait(id: UInt64)
@@ -61,7 +63,7 @@ final class ConnectionPool: Sendable {
                     if Task.isCancelled { return .failure(CancellationError()) }
                     if state.isClosed { return .failure(Self.closedError) }
                     if let connection = state.idle.popLast() { return .connection(connection) }
-                    state.waiters.append(.request(id: id, continuation))
+                    state.waiters.append(.request(id: id, isPausable: isPausable, continuation))
                     return .waiting
                 }
                 switch outcome {
@@ -84,6 +86,63 @@ final class ConnectionPool: Sendable {
             return nil
         }
         waiter?.resume(with: connection)
+    }
+
+    /// Whether a request that is not a pausable write waits for a connection: the signal for a pausable write to
+    /// commit and give way.
+    var hasWaitingRequest: Bool {
+        state.withLock { state in state.waiters.requestCount > 0 }
+    }
+
+    /// Gives `connection` to the requests waiting now, and returns it once they are done: **a pausable write gives
+    /// way to the other work, in order, then goes on before anything asked for later, and before a close.**
+    ///
+    /// Returns at once when no request waits. Closing does not refuse it: the pausable write was asked for before.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled before it has the connection back; the caller holds
+    ///   no connection then.
+    func yield(_ connection: SerialConnection) async throws -> SerialConnection {
+        let lastWaiterID = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation {
+                (continuation: CheckedContinuation<SerialConnection, any Error>) in
+                enum Outcome {
+                    case keep
+                    case handOff(to: Waiter?)
+                    case cancelled(handOffTo: Waiter?)
+                }
+                let outcome = state.withLock { state -> Outcome in
+                    if Task.isCancelled {
+                        if let waiter = state.waiters.popFirst() { return .cancelled(handOffTo: waiter) }
+                        state.idle.append(connection)
+                        return .cancelled(handOffTo: nil)
+                    }
+                    guard state.waiters.requestCount > 0 else { return .keep }
+                    state.waiters.insertBeforeClosing(.request(id: lastWaiterID, isPausable: true, continuation))
+                    return .handOff(to: state.waiters.popFirst())
+                }
+                switch outcome {
+                case .keep:
+                    continuation.resume(returning: connection)
+                case .handOff(let waiter):
+                    waiter?.resume(with: connection)
+                case .cancelled(let waiter):
+                    waiter?.resume(with: connection)
+                    continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in state.waiters.remove(id: lastWaiterID) }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// How many tasks wait for a connection, requests and closes: for tests that need work queued before they go on.
+    var waitingCount: Int {
+        state.withLock { state in state.waiters.count }
     }
 
     /// Refuses every request from now on.
@@ -157,15 +216,16 @@ final class ConnectionPool: Sendable {
 
 /// A task waiting for a connection.
 private enum Waiter {
-    /// A request for work, which cancellation can withdraw.
-    case request(id: UInt64, CheckedContinuation<SerialConnection, any Error>)
+    /// A request for work, which cancellation can withdraw. A pausable write's request does not make another
+    /// pausable write give way: two of them take turns only when other work waits.
+    case request(id: UInt64, isPausable: Bool, CheckedContinuation<SerialConnection, any Error>)
     /// A `close` taking the connections in turn; nil tells it every connection is closed.
     case closing(CheckedContinuation<SerialConnection?, Never>)
 
     /// Hands the waiter `connection`, or, with nil, tells it that the pool has no open connection left.
     func resume(with connection: SerialConnection?) {
         switch self {
-        case .request(_, let continuation):
+        case .request(_, _, let continuation):
             if let connection {
                 continuation.resume(returning: connection)
             } else {
@@ -179,13 +239,35 @@ private enum Waiter {
 
 /// Tasks waiting for a connection, first come first served, with removal of a withdrawn request.
 ///
-/// - Complexity: Appending and taking the first are amortized O(1); removing a withdrawn request is O(n).
+/// Requests come before closes: requests are refused once closing has begun, except a pausable write's return
+/// (``insertBeforeClosing(_:)``).
+///
+/// - Complexity: Appending and taking the first are amortized O(1); removing a withdrawn request and inserting
+///   before the closes are O(n).
 private struct WaiterQueue {
     private var entries: [Waiter?] = []
     private var head = 0
+    /// How many requests wait that are not pausable writes: the ones a pausable write gives way to.
+    private(set) var requestCount = 0
+
+    /// How many tasks wait.
+    var count: Int {
+        entries[head...].count { $0 != nil }
+    }
 
     mutating func append(_ waiter: Waiter) {
         entries.append(waiter)
+        count(waiter, as: 1)
+    }
+
+    /// Queues `waiter` after every request and before the first close.
+    mutating func insertBeforeClosing(_ waiter: Waiter) {
+        let firstClose = entries[head...].firstIndex { entry in
+            if case .closing = entry { return true }
+            return false
+        }
+        entries.insert(waiter, at: firstClose ?? entries.endIndex)
+        count(waiter, as: 1)
     }
 
     mutating func popFirst() -> Waiter? {
@@ -194,6 +276,7 @@ private struct WaiterQueue {
             entries[head] = nil
             head += 1
             if let entry {
+                count(entry, as: -1)
                 compactIfNeeded()
                 return entry
             }
@@ -206,12 +289,19 @@ private struct WaiterQueue {
     /// Withdraws the request `id`, and returns its continuation; nil when it was served already.
     mutating func remove(id: UInt64) -> CheckedContinuation<SerialConnection, any Error>? {
         for index in head..<entries.count {
-            if case .request(let entryID, let continuation) = entries[index], entryID == id {
+            if let entry = entries[index], case .request(let entryID, _, let continuation) = entry, entryID == id {
                 entries[index] = nil
+                count(entry, as: -1)
                 return continuation
             }
         }
         return nil
+    }
+
+    private mutating func count(_ waiter: Waiter, as change: Int) {
+        if case .request(_, isPausable: false, _) = waiter {
+            requestCount += change
+        }
     }
 
     private mutating func compactIfNeeded() {

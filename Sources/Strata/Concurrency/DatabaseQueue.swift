@@ -101,6 +101,51 @@ public final class DatabaseQueue: Sendable {
         return try await lease.perform { db in try db.withoutTransaction { db in try db.lent(body) } }
     }
 
+    /// Runs a long write, such as an import or a backfill, in a few large transactions that **give way to the
+    /// queue's reads and other writes as soon as one waits**: on a queue, reads wait for the one connection too.
+    ///
+    /// ```swift
+    /// var index = 0
+    /// try await queue.pausableWrite { db, stop, isNewTransaction in
+    ///     try db.insert(&items[index])
+    ///     index += 1
+    ///     stop = index == items.count
+    /// }
+    /// ```
+    ///
+    /// - **The body is called again and again, in a transaction, until it sets `stop`**; then the transaction
+    ///   commits. Many calls share one transaction, which is what makes it nearly as fast as one big `write`.
+    /// - **Between two calls, when a read or another write of this queue waits, the transaction commits, the waiting work
+    ///   runs, in order, and the next call begins a new transaction** with `isNewTransaction == true` (as does the
+    ///   first call). Another write may have changed the database in between: re-read there what the body relies
+    ///   on. The waiting work is woken through the queue's queue of waiting tasks, with no polling or sleep, and the
+    ///   pausable write goes on before anything asked for after that.
+    /// - `maxTransactionDuration` also commits after that long, for writers in other processes, which the queue
+    ///   cannot see; after such a commit the write lock stays free for a tenth of the duration (at most 100 ms), as
+    ///   ``Database/pausableTransaction(maxDuration:_:)`` explains.
+    /// - **If the body throws, the current transaction rolls back and the error is thrown**; what earlier
+    ///   transactions committed stays committed. A commit that fails (a full disk, an I/O error, a deferred foreign
+    ///   key) throws the same way.
+    /// - **Cancelling the calling task stops the loop at the next call**: what is done so far is committed, then
+    ///   `CancellationError` is thrown. A body that never sets `stop` runs until its task is cancelled.
+    /// - ``close()`` waits for a pausable write as for any write.
+    ///
+    /// - Parameters:
+    ///   - maxTransactionDuration: How long one transaction may run, when another process writes to the same file;
+    ///     nil (the default) commits only for this queue's waiting work and at the end.
+    ///   - body: One step: the connection, a flag to set when the work is done, and whether this call is the first
+    ///     of a transaction.
+    /// - Throws: The error of `body`; a ``DatabaseError`` when a transaction cannot begin or commit;
+    ///   ``DatabaseError/Code/invalidArgument`` for a duration that is not positive;
+    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled.
+    @concurrent
+    public func pausableWrite(
+        maxTransactionDuration: Duration? = nil,
+        _ body: (Database, inout Bool, Bool) throws -> Void
+    ) async throws {
+        try await connection.pausableWrite(maxTransactionDuration: maxTransactionDuration, body)
+    }
+
     /// Runs `body` in a transaction with writes refused: **all its statements see the same data, and a write in
     /// `body` throws ``ResultCode/readOnly``**, as it would on a ``DatabasePool`` reader.
     ///
@@ -117,6 +162,11 @@ public final class DatabaseQueue: Sendable {
         let lease = try await connection.acquire()
         defer { connection.release(lease) }
         return try await lease.perform { db in try db.queryOnlyTransaction { db in try db.lent(body) } }
+    }
+
+    /// How many tasks wait for the writer connection: for tests that need work queued before they go on.
+    var writerWaitingCount: Int {
+        connection.waitingCount
     }
 
     /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``,

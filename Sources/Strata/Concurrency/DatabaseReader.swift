@@ -13,6 +13,9 @@ public protocol DatabaseReader: AnyObject, Sendable {
 
     /// Closes the connections once the work asked for has finished.
     func close() async
+
+    /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``.
+    var isClosed: Bool { get }
 }
 
 /// Something that also lends the one writer connection: ``DatabasePool`` and ``DatabaseQueue``. The migrator and
@@ -31,6 +34,23 @@ public protocol DatabaseWriter: DatabaseReader {
     @discardableResult
     @concurrent
     func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output
+
+    /// Runs `body` again and again until it sets `stop`, in transactions that commit whenever other work waits for
+    /// the writer, or after `maxTransactionDuration`.
+    @concurrent
+    func pausableWrite(
+        maxTransactionDuration: Duration?,
+        _ body: (Database, inout Bool, Bool) throws -> Void
+    ) async throws
+}
+
+extension DatabaseWriter {
+    /// Runs `body` again and again until it sets `stop`, in transactions that commit whenever other work waits for
+    /// the writer.
+    @concurrent
+    public func pausableWrite(_ body: (Database, inout Bool, Bool) throws -> Void) async throws {
+        try await pausableWrite(maxTransactionDuration: nil, body)
+    }
 }
 
 extension DatabasePool: DatabaseWriter {}
