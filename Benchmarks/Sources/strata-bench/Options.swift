@@ -24,6 +24,16 @@ struct Options {
           --cursor-rows ROWS  rows for the cursor memory check (default 1000000)
           --source PATH       an existing source database file of --n rows (children use it)
           -h, --help          show this help
+
+        SCENARIOS:
+          --scenario import-under-load
+                              a long import into a DatabasePool while small writes arrive: one write
+                              for the whole import, one write per row, and pausableWrite; reports
+                              the import time and the small writes' p50/p99/max latency
+          --import-rows ROWS  rows the import inserts (default 1000000)
+          --writers COUNT     tasks doing small writes (default 8)
+          --interval-ms MS    time between two small writes of one task (default 5)
+          --modes MODES       comma-separated: single-write, write-per-row, pausable-write (default all)
         """
 
     var rows = 100_000
@@ -37,6 +47,11 @@ struct Options {
     var memoryTable = false
     var cursorRows = 1_000_000
     var source: String?
+    var scenario: String?
+    var importRows = 1_000_000
+    var writers = 8
+    var intervalMilliseconds = 5
+    var importModes = ImportUnderLoad.modes
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -73,6 +88,11 @@ struct Options {
             case "--memory-table": memoryTable = true
             case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
             case "--source": source = try value(argument)
+            case "--scenario": scenario = try list(argument, allowed: ["import-under-load"])[0]
+            case "--import-rows": importRows = try count(argument, minimum: 1)
+            case "--writers": writers = try count(argument, minimum: 1)
+            case "--interval-ms": intervalMilliseconds = try count(argument, minimum: 1)
+            case "--modes": importModes = try list(argument, allowed: ImportUnderLoad.modes)
             case "-h", "--help":
                 print(Options.usage)
                 exit(0)

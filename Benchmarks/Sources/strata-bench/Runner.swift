@@ -151,14 +151,7 @@ final class Runner {
     }
 
     private func printMachine() {
-        let cpu =
-            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix("model name") }
-            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
-            ?? "unknown"
-        print(
-            "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu); SQLite \(CDatabase.libraryVersion)"
-        )
+        print(machineDescription())
         print(
             "workload: \(options.rows) rows, \(options.lookups) lookups; \(options.warmup) warm-up and "
                 + "\(options.reps) measured runs per phase and system, interleaved\n")
@@ -356,4 +349,14 @@ extension String {
     func leftPadding(_ width: Int) -> String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
+}
+
+/// The cores, the CPU model and the SQLite version, for the head of a report.
+func machineDescription() -> String {
+    let cpu =
+        (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }
+        .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+        ?? "unknown"
+    return "machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu); SQLite \(CDatabase.libraryVersion)"
 }

@@ -2,7 +2,19 @@ import Foundation
 
 do {
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-    try Runner(options: options).run()
+    if options.scenario == "import-under-load" {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-bench-import-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await ImportUnderLoad(
+            rows: options.importRows, writers: options.writers,
+            interval: .milliseconds(options.intervalMilliseconds), modes: options.importModes,
+            directory: directory
+        ).run()
+    } else {
+        try Runner(options: options).run()
+    }
 } catch {
     FileHandle.standardError.write(Data("strata-bench: \(error)\n".utf8))
     exit(1)

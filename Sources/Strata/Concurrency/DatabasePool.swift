@@ -18,6 +18,10 @@
 /// - When every connection of a kind is busy, tasks wait their turn in the order they asked. A task cancelled while
 ///   it waits throws `CancellationError`; a block that has started runs to completion.
 /// - `SQLITE_BUSY` from another process is absorbed by each connection's ``Database/busyTimeout``.
+/// - **No write waits for a checkpoint.** SQLite copies the WAL back into the database file (a checkpoint) once it
+///   has grown past `PRAGMA wal_autocheckpoint` pages (1000 by default); the pool runs that checkpoint on a
+///   connection of its own, in the background, instead of inside the commit that crossed the threshold. Set
+///   `wal_autocheckpoint` on the writer in `configure` to change the threshold; 0 turns checkpoints off, as in SQLite.
 ///
 /// The blocks are ordinary closures: they may read and change the caller's local variables, and the caller is
 /// suspended until the block has returned. Do not let the `Database`, or a `Statement` or `Row` made from it, escape
@@ -32,6 +36,8 @@ public final class DatabasePool: Sendable {
 
     private let writer: ConnectionPool
     private let readers: ConnectionPool
+    /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
+    private let checkpointer: Checkpointer?
 
     /// Opens the database file at `path`, creating it when missing, with one writer and `readers` reader
     /// connections, and switches it to WAL mode.
@@ -79,6 +85,7 @@ public final class DatabasePool: Sendable {
         // when the pool never wrote.
         try writerDatabase.execute(query: "SELECT count(*) FROM sqlite_schema")
         try writerDatabase.configure(with: configure)
+        let checkpointer = try Checkpointer.takingOver(from: writerDatabase)
         var readerConnections: [SerialConnection] = []
         for index in 0..<readers {
             let readerDatabase = try Database(path: path, readOnly: true)
@@ -89,6 +96,7 @@ public final class DatabasePool: Sendable {
         self.readerCount = readers
         self.writer = ConnectionPool([SerialConnection(writerDatabase, label: "strata.pool.writer")])
         self.readers = ConnectionPool(readerConnections)
+        self.checkpointer = checkpointer
     }
 
     /// Runs `body` on the writer in a transaction: **it commits when `body` returns and rolls back when `body`
@@ -209,8 +217,10 @@ public final class DatabasePool: Sendable {
     public func close() async {
         writer.beginClosing()
         readers.beginClosing()
-        // Readers first: the writer, closing last, checkpoints the WAL into the database file and removes it.
+        // Readers and the checkpointer first: the writer, closing last, checkpoints the WAL into the database file
+        // and removes it.
         await readers.closeConnections()
+        await checkpointer?.close()
         await writer.closeConnections()
     }
 

@@ -38,6 +38,13 @@ final class SerialConnection: Sendable {
         }
     }
 
+    /// Runs `body` with the connection on the connection's queue, later, without waiting for it.
+    func submit(_ body: @escaping @Sendable (Database) -> Void) {
+        queue.async {
+            self.database.withLock { database in body(database) }
+        }
+    }
+
     /// Closes the connection on its queue, after whatever was submitted before.
     @concurrent
     func close() async {

@@ -18,6 +18,9 @@ final class Connection {
     /// Refuses transaction control inside blocks that own the transaction; its authorizer is installed on `handle`.
     let transactionGuard = TransactionControlGuard()
 
+    /// What `observeWAL(with:)` reports commits to; kept as long as the handle may call it.
+    @exclusivity(unchecked) var walObserver: Checkpointer?
+
     init(handle: OpaquePointer) {
         self.handle = handle
         transactionGuard.install(on: handle)

@@ -1,0 +1,90 @@
+internal import CSQLite
+import Synchronization
+
+/// Checkpoints a pool's WAL on a connection of its own, so that no write waits for it.
+///
+/// By default SQLite checkpoints on the connection whose commit grows the WAL past `wal_autocheckpoint` pages,
+/// before that commit returns: copying the pages into the database file and syncing it takes milliseconds, tens of
+/// them on a slow disk, and every write queued behind waits that long. A pool's writer reports its commits here
+/// instead (`sqlite3_wal_hook`, which replaces the automatic checkpoint), and once the WAL has reached the threshold a
+/// passive checkpoint runs on this connection's queue while the writer goes on. Requests that arrive while one is
+/// queued are absorbed by it.
+///
+/// A passive checkpoint takes no lock that writers or readers wait for; one that cannot finish (a reader still uses
+/// old pages, another process checkpoints) leaves the rest to the next one.
+///
+/// See https://www.sqlite.org/wal.html#application_initiated_checkpoints
+final class Checkpointer: Sendable {
+    private let connection: SerialConnection
+    /// WAL pages at which a checkpoint is queued: the writer's `wal_autocheckpoint`.
+    private let pageThreshold: Int32
+    private let isQueued = Atomic<Bool>(false)
+    private let isClosed = Atomic<Bool>(false)
+
+    /// Takes over the checkpoints of `writer`, on a new connection to the same file. Returns nil when the writer's
+    /// `wal_autocheckpoint` is 0 (checkpoints were turned off: nothing to take over).
+    static func takingOver(from writer: Database) throws -> Checkpointer? {
+        let threshold = try writer.fetchOne(Int.self, query: "PRAGMA wal_autocheckpoint") ?? 0
+        guard threshold > 0 else { return nil }
+        let database = try Database(path: writer.path, busyTimeout: writer.busyTimeout)
+        let checkpointer = Checkpointer(
+            connection: SerialConnection(database, label: "strata.pool.checkpointer"),
+            pageThreshold: Int32(clamping: threshold))
+        try writer.connection.observeWAL(with: checkpointer)
+        return checkpointer
+    }
+
+    private init(connection: SerialConnection, pageThreshold: Int32) {
+        self.connection = connection
+        self.pageThreshold = pageThreshold
+    }
+
+    /// Called on the writer's thread after each commit, with the number of pages in the WAL.
+    func walDidGrow(to pages: Int32) {
+        guard pages >= pageThreshold, !isClosed.load(ordering: .acquiring),
+            !isQueued.exchange(true, ordering: .acquiringAndReleasing)
+        else { return }
+        connection.submit { db in
+            self.isQueued.store(false, ordering: .releasing)
+            db.checkpointPassively()
+        }
+    }
+
+    /// Closes the connection after the checkpoint queued, if any. Commits from then on are not checkpointed until
+    /// the writer closes, which checkpoints everything.
+    func close() async {
+        isClosed.store(true, ordering: .releasing)
+        await connection.close()
+    }
+}
+
+extension Connection {
+    /// Reports each commit's WAL size to `checkpointer`, in place of SQLite's automatic checkpoint. The connection
+    /// keeps `checkpointer` for as long as the handle lives.
+    ///
+    /// See https://www.sqlite.org/c3ref/wal_hook.html
+    func observeWAL(with checkpointer: Checkpointer) throws {
+        let handle = try openHandle()
+        walObserver = checkpointer
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                if let context {
+                    Unmanaged<Checkpointer>.fromOpaque(context).takeUnretainedValue().walDidGrow(to: pages)
+                }
+                return SQLITE_OK
+            },
+            Unmanaged.passUnretained(checkpointer).toOpaque())
+    }
+}
+
+extension Database {
+    /// Runs a passive checkpoint: copies what it can of the WAL into the database file without waiting for any lock.
+    /// A failure (busy, closed) leaves the WAL as it is, for the next checkpoint.
+    ///
+    /// See https://www.sqlite.org/c3ref/wal_checkpoint_v2.html
+    func checkpointPassively() {
+        guard let handle else { return }
+        _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Strata
+import Testing
+
+/// A pool checkpoints its WAL on a connection of its own, after the commit that grew it past
+/// `wal_autocheckpoint` pages, instead of inside that commit.
+@Suite(.timeLimit(.minutes(2)))
+struct CheckpointTests {
+    /// Writes about `pages` pages of 4 KiB, in writes of 100 rows.
+    private func writePages(_ pages: Int, to pool: DatabasePool) async throws {
+        try await pool.write { db in try db.execute(query: "CREATE TABLE IF NOT EXISTS blob (data BLOB)") }
+        for _ in 0..<(pages / 100) {
+            try await pool.write { db in
+                let insert = try db.prepare(query: "INSERT INTO blob VALUES (zeroblob(4000))")
+                for _ in 0..<100 { try insert.perform() }
+            }
+        }
+    }
+
+    private func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    @Test func aGrowingWALIsCheckpointedIntoTheDatabaseFile() async throws {
+        try await withTemporaryPool { pool, path in
+            // In WAL mode only a checkpoint writes the database file. 1,500 pages cross the default threshold of
+            // 1,000 once; the checkpoint runs in the background, so wait for the file to grow (20 s at most).
+            let sizeBefore = fileSize(path)
+            try await writePages(1500, to: pool)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(20)
+            while fileSize(path) < sizeBefore + 1000 * 4096 && clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(fileSize(path) >= sizeBefore + 1000 * 4096)
+            // Every row is there, through the WAL and the file alike.
+            #expect(try await pool.read { db in try countRows(db, in: "blob") } == 1500)
+        }
+    }
+
+    @Test func walAutocheckpointZeroInConfigureTurnsCheckpointsOff() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("no-checkpoint.sqlite")
+        let pool = try DatabasePool(path: path) { db in try db.execute(query: "PRAGMA wal_autocheckpoint = 0") }
+        let sizeBefore = fileSize(path)
+        try await writePages(1500, to: pool)
+        // Had a commit queued a checkpoint, it would run during the writes that follow (with the threshold taken as
+        // 0, every commit queues one, and the file had grown to 5.7 MB here in each of three runs).
+        #expect(fileSize(path) == sizeBefore)
+        #expect(fileSize(path + "-wal") > 1500 * 4096)
+        await pool.close()
+        // Closing the last connection still checkpoints everything and removes the WAL.
+        #expect(FileManager.default.fileExists(atPath: path + "-wal") == false)
+        #expect(fileSize(path) > 1500 * 4096)
+    }
+}
