@@ -23,7 +23,8 @@ struct ImportUnderLoad {
 
     func run() async throws {
         print(machineDescription())
-        print("import-under-load: \(rows) rows into item, \(writers) tasks each inserting one ping row every \(interval)")
+        print(
+            "import-under-load: \(rows) rows into item, \(writers) tasks each inserting one ping row every \(interval)")
         let items = Workload.items(count: rows).map(StrataItem.init)
         var results: [(mode: String, result: ImportResult)] = []
         for mode in modes {
@@ -80,7 +81,8 @@ struct ImportUnderLoad {
             throw BenchmarkFailure("import-under-load \(mode): \(itemCount) items stored, expected \(items.count)")
         }
         guard pingCount >= result.latencies.count else {
-            throw BenchmarkFailure("import-under-load \(mode): \(pingCount) pings stored, \(result.latencies.count) timed")
+            throw BenchmarkFailure(
+                "import-under-load \(mode): \(pingCount) pings stored, \(result.latencies.count) timed")
         }
         return result
     }
@@ -143,7 +145,8 @@ struct ImportUnderLoad {
     private func format(_ duration: Duration?) -> String {
         guard let duration else { return "-" }
         let milliseconds = duration / .milliseconds(1)
-        return milliseconds >= 1000 ? String(format: "%.2f s", milliseconds / 1000) : String(format: "%.2f ms", milliseconds)
+        return milliseconds >= 1000
+            ? String(format: "%.2f s", milliseconds / 1000) : String(format: "%.2f ms", milliseconds)
     }
 }
 
