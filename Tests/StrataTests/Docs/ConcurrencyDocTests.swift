@@ -165,3 +165,58 @@ private func makeAppDatabase() throws {
     let db = try Database(path: scratch.path("notes.sqlite"), readOnly: true)
     #expect(try db.fetchOne(Int.self, query: "SELECT count(*) FROM note WHERE created_at IS NOT NULL") == 1)
 }
+
+@Test("Concurrency.md: a pausable import") func concurrencyPausableImport() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    struct Item: Model, Sendable {    // the model the block takes as given
+        static let tableName = "item"
+        var id: Int64?
+        var name: String
+    }
+    let pool = try DatabasePool(path: "app.sqlite", readers: 1)
+    try await pool.write { db in
+        try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    }
+    // snippet: docs/Concurrency.md 7
+    let items = (1...10_000).map { Item(id: nil, name: "item \($0)") }
+    var index = 0
+    try await pool.pausableWrite { db, stop, isNewTransaction in
+        if isNewTransaction {
+            // The first call, and the first after each commit: another write may have run in between.
+        }
+        var item = items[index]
+        try db.insert(&item)
+        index += 1
+        stop = index == items.count
+    }
+    // end snippet
+    #expect(index == 10_000)
+    let (count, last) = try await pool.read { db in
+        (try db.fetchCount(Item.all()), try db.fetchOne(String.self, query: "SELECT name FROM item ORDER BY id DESC"))
+    }
+    #expect(count == 10_000)
+    #expect(last == "item 10000")
+    await pool.close()
+}
+
+@Test("Concurrency.md: a pausable transaction on one connection") func concurrencyPausableTransaction() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    let setup = try Database(path: "import.sqlite")
+    try setup.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+    setup.close()
+    // snippet: docs/Concurrency.md 8
+    let db = try Database(path: "import.sqlite")
+    var row = 0
+    try db.pausableTransaction(maxDuration: .milliseconds(200)) { db, stop, _ in
+        try db.execute(query: "INSERT INTO item (name) VALUES (?)", parameters: "row \(row)")
+        row += 1
+        stop = row == 10_000
+    }
+    // end snippet
+    #expect(row == 10_000)
+    #expect(try db.fetchOne(Int.self, query: "SELECT count(*) FROM item") == 10_000)
+    #expect(db.isInTransaction == false)
+    db.close()
+}

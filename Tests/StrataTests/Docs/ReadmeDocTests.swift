@@ -253,3 +253,33 @@ import Testing
     #expect(listed.map(\.id) == [1, 2])
     await pool.close()
 }
+
+@Test("README: a pausable import") func readmePausableImport() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    struct Note: Model, Sendable {    // the model of the block above
+        static let tableName = "note"
+        static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
+        var id: Int64?
+        var createdAt: Date
+        var content: String
+    }
+    var migrator = Migrator()
+    try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
+    let pool = try DatabasePool(path: "app.sqlite", readers: 1)
+    try await migrator.migrate(pool)
+    // snippet: README.md 7
+    let lines = ["first", "second", "third"]        // an import: a million lines works the same way
+    var imported = 0
+    try await pool.pausableWrite { db, stop, isNewTransaction in
+        var note = Note(id: nil, createdAt: Date(), content: lines[imported])
+        try db.insert(&note)
+        imported += 1
+        stop = imported == lines.count
+    }
+    // end snippet
+    #expect(imported == 3)
+    let contents = try await pool.read { db in try db.fetchAll(Note.self).map(\.content) }
+    #expect(contents == ["first", "second", "third"])
+    await pool.close()
+}
