@@ -51,6 +51,8 @@ extension ConnectionPool {
                     connection = try await yield(connection)
                     pauseAfter = nil
                 case .durationElapsed:
+                    // This pool's waiting work first (at once if none), then the gap for other processes.
+                    connection = try await yield(connection)
                     pauseAfter = maxTransactionDuration
                 }
                 isFirstTransaction = false

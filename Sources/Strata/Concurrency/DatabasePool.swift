@@ -161,7 +161,7 @@ public final class DatabasePool: Sendable {
     /// - **Between two calls, when another write of this pool waits, the transaction commits, the waiting work
     ///   runs, in order, and the next call begins a new transaction** with `isNewTransaction == true` (as does the
     ///   first call). Another write may have changed the database in between: re-read there what the body relies
-    ///   on. The waiting work is woken through the pool's queue of waiting tasks, with no polling or sleep, and the
+    ///   on. The waiting work is woken through the pool's own list of waiting tasks, with no polling or sleep, and the
     ///   pausable write goes on before anything asked for after that.
     /// - `maxTransactionDuration` also commits after that long, for writers in other processes, which the pool
     ///   cannot see; after such a commit the write lock stays free for a tenth of the duration (at most 100 ms), as

@@ -118,7 +118,7 @@ public final class DatabaseQueue: Sendable {
     /// - **Between two calls, when a read or another write of this queue waits, the transaction commits, the waiting work
     ///   runs, in order, and the next call begins a new transaction** with `isNewTransaction == true` (as does the
     ///   first call). Another write may have changed the database in between: re-read there what the body relies
-    ///   on. The waiting work is woken through the queue's queue of waiting tasks, with no polling or sleep, and the
+    ///   on. The waiting work is woken through the queue's own list of waiting tasks, with no polling or sleep, and the
     ///   pausable write goes on before anything asked for after that.
     /// - `maxTransactionDuration` also commits after that long, for writers in other processes, which the queue
     ///   cannot see; after such a commit the write lock stays free for a tenth of the duration (at most 100 ms), as

@@ -8,7 +8,7 @@ extension Database {
     /// ```swift
     /// var index = 0
     /// try db.pausableTransaction(maxDuration: .milliseconds(200)) { db, stop, isNewTransaction in
-    ///     try db.execute(query: "INSERT INTO item (name) VALUES (?)", parameters: [names[index]])
+    ///     try db.execute(query: "INSERT INTO item (name) VALUES (?)", parameters: names[index])
     ///     index += 1
     ///     stop = index == names.count
     /// }
@@ -76,9 +76,9 @@ extension Database {
         }
     }
 
-    /// Runs steps of `body` in a new immediate transaction, the first with `isNewTransaction == true`, and commits it,
-    /// until `body` stops, the task is cancelled,
-    /// `shouldYield` says another write waits for the connection, or `maxDuration` has passed.
+    /// Runs steps of `body` in a new immediate transaction, the first with `isNewTransaction == true`, and commits
+    /// it, until `body` stops, the task is cancelled, `shouldYield` says another write waits for the connection, or
+    /// `maxDuration` has passed.
     ///
     /// If `body` throws, or the commit fails, the transaction rolls back and the error is thrown.
     func pausableSteps(
