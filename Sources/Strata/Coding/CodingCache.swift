@@ -30,18 +30,35 @@ final class CodingCache {
     @exclusivity(unchecked) private var boundStamps: [UInt32]
     @exclusivity(unchecked) private var stamp: UInt32 = 0
 
-    /// The last type encoded at the top level, and whether it is a single value: a model type
-    /// asked again costs an identifier compare instead of a failing conformance look-up.
+    /// The last type encoded at the top level, and how it binds: a model type asked again costs an identifier
+    /// compare instead of failing conformance look-ups.
     @exclusivity(unchecked) private var lastTopLevelType: ObjectIdentifier?
-    @exclusivity(unchecked) private var lastTopLevelIsSingleValue = false
+    @exclusivity(unchecked) private var lastTopLevelKind = TopLevelKind.keyed
 
-    func isSingleValue<T>(_ type: T.Type) -> Bool {
+    /// How a value encoded at the top level binds the statement's parameters.
+    enum TopLevelKind {
+        /// A struct or dictionary: each key binds the parameter of its name.
+        case keyed
+        /// A storable value: it binds the only parameter.
+        case single
+        /// An array (but `[UInt8]`, a blob): its values bind the parameters in order.
+        case list
+    }
+
+    func topLevelKind<T>(_ type: T.Type) -> TopLevelKind {
         let identifier = ObjectIdentifier(T.self)
         if identifier != lastTopLevelType {
             lastTopLevelType = identifier
-            lastTopLevelIsSingleValue = T.self is any DatabaseValueConvertible.Type
+            lastTopLevelKind =
+                if T.self is any PositionalParameters.Type && T.self != [UInt8].self {
+                    .list
+                } else if T.self is any DatabaseValueConvertible.Type {
+                    .single
+                } else {
+                    .keyed
+                }
         }
-        return lastTopLevelIsSingleValue
+        return lastTopLevelKind
     }
 
     init(parameterCount: Int) {

@@ -176,7 +176,10 @@ final class ParameterWriter {
 
     func encodeTopLevel<T: Encodable>(_ value: T, through encoder: StatementEncoding) throws {
         cache.beginEncoding(mapping: mapping)
-        if cache.isSingleValue(T.self), let convertible = value as? any DatabaseValueConvertible {
+        let kind = cache.topLevelKind(T.self)
+        if kind == .list, let list = value as? any PositionalParameters {
+            try bindPositionally(list.positionalValues, of: value)
+        } else if kind == .single, let convertible = value as? any DatabaseValueConvertible {
             // A single value binds the statement's only parameter.
             guard statement.parameterCount == 1 else {
                 throw EncodingError.invalidValue(
@@ -211,6 +214,33 @@ final class ParameterWriter {
                     debugDescription:
                         "\(T.self) has no value for parameter\(names.count == 1 ? "" : "s") "
                         + names.joined(separator: ", ") + " of `\(statement.sql)`"))
+        }
+    }
+
+    /// Binds `values` to the parameters in order: `parameters: [2, "x"]` binds `?1` and `?2`.
+    private func bindPositionally(_ values: [any Encodable], of list: some Encodable) throws {
+        guard values.count == statement.parameterCount else {
+            throw EncodingError.invalidValue(
+                list,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription:
+                        "a list of \(values.count) value\(values.count == 1 ? "" : "s") binds the parameters in order, "
+                        + "and `\(statement.sql)` has \(statement.parameterCount)"))
+        }
+        for (offset, element) in values.enumerated() {
+            let key = PositionKey(intValue: offset)
+            guard let convertible = element as? any DatabaseValueConvertible else {
+                throw EncodingError.invalidValue(
+                    element,
+                    EncodingError.Context(
+                        codingPath: [key],
+                        debugDescription:
+                            "value \(offset + 1) of the list is a \(type(of: element)), not a storable value; "
+                            + "bind nested values through a struct or dictionary"))
+            }
+            try bind(
+                convertible, to: ParameterTarget(position: -1, index: Int32(offset + 1), hasOthers: false), key: key)
         }
     }
 
@@ -362,4 +392,22 @@ struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder() }
+}
+
+/// A list of values given as a statement's parameters, bound in order.
+protocol PositionalParameters {
+    var positionalValues: [any Encodable] { get }
+}
+
+extension Array: PositionalParameters where Element: Encodable {
+    var positionalValues: [any Encodable] { self }
+}
+
+/// The coding key of a value of a positional parameter list, for error messages.
+private struct PositionKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "?\((intValue ?? 0) + 1)" }
+
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
 }
