@@ -63,7 +63,7 @@ extension Database {
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> T? {
         try first(query: query, parameters: QueryParameters(parameters)) {
-            try decoder.makeDecoding(for: $0).decodeRow(T.self)
+            try decoder.forRows(of: T.self).makeDecoding(for: $0).decodeRow(T.self)
         }
     }
 
@@ -88,7 +88,7 @@ extension Database {
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> FetchCursor<T> {
         let statement = try cursorStatement(query: query, parameters: QueryParameters(parameters))
-        let decoding = decoder.makeDecoding(for: statement)
+        let decoding = decoder.forRows(of: T.self).makeDecoding(for: statement)
         return FetchCursor(statement: statement) { _ in try decoding.decodeRow(T.self) }
     }
 

@@ -88,7 +88,7 @@ extension Database {
         decoder: RowDecoder = RowDecoder()
     ) throws -> [T] {
         try collect(query: query, parameters: .values(parameters)) {
-            decoder.makeDecoding(for: $0)
+            decoder.forRows(of: T.self).makeDecoding(for: $0)
         } decode: {
             try $0.decodeRow(T.self)
         }
@@ -121,7 +121,9 @@ extension Database {
         _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?],
         decoder: RowDecoder = RowDecoder()
     ) throws -> T? {
-        try first(query: query, parameters: .values(parameters)) { try decoder.makeDecoding(for: $0).decodeRow(T.self) }
+        try first(query: query, parameters: .values(parameters)) {
+            try decoder.forRows(of: T.self).makeDecoding(for: $0).decodeRow(T.self)
+        }
     }
 
     /// The first row of a one-column `query` as `T`, or nil, with parameters from a dictionary.

@@ -25,8 +25,14 @@ import Foundation
 ///
 /// - Complexity: O(1) per key: the statement remembers which column each key read for the previous row.
 public struct RowDecoder: Sendable {
-    /// How coding keys find their columns. `.useDefaultKeys` by default.
-    public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
+    /// How coding keys find their columns. `.useDefaultKeys` by default; **a ``Model`` read with a decoder whose
+    /// strategy was never set uses the model's own** (``Model/keyEncodingStrategy``), so that
+    /// `db.fetchAll(Note.self, query: "SELECT * FROM note")` reads a snake_case table as `find` does.
+    public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys {
+        didSet { keyDecodingStrategyIsSet = true }
+    }
+    /// Whether ``keyDecodingStrategy`` was set, which a model's own strategy then does not override.
+    private var keyDecodingStrategyIsSet = false
     /// Overrides the statement's date strategy; only `.unixMilliseconds` changes how INTEGER is read.
     public var dateStrategy: DateStrategy?
     /// Overrides the statement's array strategy. Reading accepts JSON and property lists whatever it is.
@@ -44,7 +50,17 @@ public struct RowDecoder: Sendable {
     ///   its database closed.
     public func decode<T: Decodable>(_ type: T.Type, from row: Row) throws -> T {
         try row.checkCurrent()
-        return try makeDecoding(for: row.statement).decodeRow(T.self)
+        return try forRows(of: T.self).makeDecoding(for: row.statement).decodeRow(T.self)
+    }
+
+    /// This decoder for rows of `T`: with the key strategy of `T` when `T` is a ``Model`` and no strategy was set
+    /// here.
+    @usableFromInline
+    func forRows<T>(of type: T.Type) -> RowDecoder {
+        guard !keyDecodingStrategyIsSet, let model = T.self as? any Model.Type else { return self }
+        var decoder = self
+        decoder.keyDecodingStrategy = model.rowDecoder.keyDecodingStrategy
+        return decoder
     }
 
     func strategies(for statement: Statement) -> ValueStrategies {
@@ -54,7 +70,7 @@ public struct RowDecoder: Sendable {
     /// A function decoding the current row of `statement` as `T`, row after row.
     @usableFromInline
     func rowDecoder<T: Decodable>(_ type: T.Type, for statement: Statement) -> () throws -> T {
-        let decoding = makeDecoding(for: statement)
+        let decoding = forRows(of: T.self).makeDecoding(for: statement)
         return { try decoding.decodeRow(T.self) }
     }
 

@@ -116,7 +116,7 @@ extension Database {
     ) throws -> [T] {
         let statement = try preparedSelect(request)
         return try runLeased(statement) { statement in
-            let decoding = decoder.makeDecoding(for: statement)
+            let decoding = decoder.forRows(of: T.self).makeDecoding(for: statement)
             var results: [T] = []
             while try statement.next() != nil {
                 results.append(try decoding.decodeRow(T.self))
@@ -132,7 +132,7 @@ extension Database {
         let statement = try preparedSelect(request)
         return try runLeased(statement) { statement in
             guard try statement.next() != nil else { return nil }
-            return try decoder.makeDecoding(for: statement).decodeRow(T.self)
+            return try decoder.forRows(of: T.self).makeDecoding(for: statement).decodeRow(T.self)
         }
     }
 
