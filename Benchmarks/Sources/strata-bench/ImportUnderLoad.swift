@@ -32,11 +32,7 @@ struct ImportUnderLoad {
             results.append((mode, result))
             print("  \(mode): import \(format(result.importTime)), \(result.latencies.count) small writes")
         }
-        guard let baseline = results.first(where: { $0.mode == "single-write" })?.result.importTime else {
-            printTable(results, baseline: nil)
-            return
-        }
-        printTable(results, baseline: baseline)
+        printTable(results, baseline: results.first { $0.mode == "single-write" }?.result.importTime)
     }
 
     private func measure(mode: String, items: [StrataItem]) async throws -> ImportResult {
