@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -11,10 +12,14 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        // `@Table`: generated records. Its own product, so that a user of `Strata` alone never builds swift-syntax.
+        .library(name: "StrataRecord", targets: ["StrataRecord"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only for the `@Table` macro (StrataRecordMacros), built by users of the StrataRecord product.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Only for `swift package generate-documentation`: a plugin, never built into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -27,6 +32,21 @@ let package = Package(
         .target(
             name: "Strata",
             dependencies: ["CSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .macro(
+            name: "StrataRecordMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StrataRecord",
+            dependencies: ["Strata", "StrataRecordMacros"],
             swiftSettings: swiftSettings
         ),
         // The tool's folder is StrataCLI, not strata: names that differ only in case from Sources/Strata merge on
@@ -48,7 +68,15 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "strata-durability-child"],
+            dependencies: ["Strata", "StrataRecord", "strata-durability-child"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataRecordMacroTests",
+            dependencies: [
+                "StrataRecordMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

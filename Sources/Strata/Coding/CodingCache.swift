@@ -25,6 +25,10 @@ final class CodingCache {
     @exclusivity(unchecked) private var columnTag: Int?
     @exclusivity(unchecked) private var parameterSlots: [ParameterSlot] = []
     @exclusivity(unchecked) private var parameterTag: Int?
+    /// The generated record type whose keys fill the first column or parameter slots, in order; nil when the slots
+    /// changed since (see ``prepareColumns(for:mapping:statement:in:)``).
+    @exclusivity(unchecked) private var columnsRecordType: ObjectIdentifier?
+    @exclusivity(unchecked) private var parametersRecordType: ObjectIdentifier?
 
     /// Per parameter index, the encode pass that last bound it; see `beginEncoding()`.
     @exclusivity(unchecked) private var boundStamps: [UInt32]
@@ -34,6 +38,8 @@ final class CodingCache {
     /// compare instead of failing conformance look-ups.
     @exclusivity(unchecked) private var lastTopLevelType: ObjectIdentifier?
     @exclusivity(unchecked) private var lastTopLevelKind = TopLevelKind.keyed
+    /// The type encoded at the top level when its kind is `.generated`.
+    @exclusivity(unchecked) private(set) var lastTopLevelRecord: (any GeneratedRecord.Type)?
 
     /// How a value encoded at the top level binds the statement's parameters.
     enum TopLevelKind {
@@ -43,6 +49,8 @@ final class CodingCache {
         case single
         /// An array (but `[UInt8]`, a blob): its values bind the parameters in order.
         case list
+        /// A ``GeneratedRecord``: keyed, through its generated writer.
+        case generated
     }
 
     func topLevelKind<T>(_ type: T.Type) -> TopLevelKind {
@@ -54,9 +62,12 @@ final class CodingCache {
                     .list
                 } else if T.self is any DatabaseValueConvertible.Type {
                     .single
+                } else if T.self is any GeneratedRecord.Type {
+                    .generated
                 } else {
                     .keyed
                 }
+            lastTopLevelRecord = T.self as? any GeneratedRecord.Type
         }
         return lastTopLevelKind
     }
@@ -72,6 +83,7 @@ final class CodingCache {
         let tag = mapping.cacheTag
         if tag == nil || tag != columnTag {
             columnSlots.removeAll(keepingCapacity: true)
+            columnsRecordType = nil
             columnTag = tag
         }
     }
@@ -79,6 +91,7 @@ final class CodingCache {
     /// Forgets every key's column: the statement's columns changed (see `Statement.refreshColumnsIfRecompiled`).
     func columnsChanged() {
         columnSlots.removeAll(keepingCapacity: true)
+        columnsRecordType = nil
     }
 
     /// The column the `position`-th key asked for read in the last row, when `key` is that key again.
@@ -94,6 +107,7 @@ final class CodingCache {
     func lookUpColumn(
         for key: String, at position: Int, mapping: KeyMapping, statement: Statement, in columns: Range<Int32>?
     ) -> Int32 {
+        columnsRecordType = nil
         let name = mapping.name(for: key)
         let found = columns.map { statement.columnIndex(named: name, in: $0) } ?? statement.columnIndex(named: name)
         let index = found ?? -1
@@ -113,6 +127,7 @@ final class CodingCache {
         let tag = mapping.cacheTag
         if tag == nil || tag != parameterTag {
             parameterSlots.removeAll(keepingCapacity: true)
+            parametersRecordType = nil
             parameterTag = tag
         }
         stamp &+= 1
@@ -136,6 +151,7 @@ final class CodingCache {
     func lookUpParameter(for key: String, at position: Int, mapping: KeyMapping, statement: Statement)
         -> ParameterTarget
     {
+        parametersRecordType = nil
         let indexes = (try? statement.parameterIndexes(for: mapping.name(for: key))) ?? []
         let target = ParameterTarget(position: position, index: indexes.first ?? 0, hasOthers: indexes.count > 1)
         let slot = ParameterSlot(key: key, target: target, others: Array(indexes.dropFirst()))
@@ -165,6 +181,59 @@ final class CodingCache {
             unbound.append(Int32(index))
         }
         return unbound
+    }
+}
+
+// MARK: Generated records
+
+extension CodingCache {
+    /// Fills the first column slots with the keys of `R`, in the order its generated reader reads them, as a
+    /// Codable pass asking the same keys would: names are resolved once per statement, not per row, and follow
+    /// the statement when its columns change.
+    @inline(__always)
+    func prepareColumns<R: GeneratedRecord>(
+        for type: R.Type, mapping: KeyMapping, statement: Statement, in columns: Range<Int32>?
+    ) {
+        let identifier = ObjectIdentifier(R.self)
+        if identifier == columnsRecordType { return }
+        for (position, key) in R.recordKeys.enumerated() where cachedColumn(for: key, at: position) == nil {
+            _ = lookUpColumn(for: key, at: position, mapping: mapping, statement: statement, in: columns)
+        }
+        columnsRecordType = identifier
+    }
+
+    /// The column of the `position`-th key of the prepared record type, -1 when the row has none.
+    @inline(__always)
+    func recordColumn(at position: Int) -> Int32 {
+        position >= 0 && position < columnSlots.count ? columnSlots[position].index : -1
+    }
+
+    /// The `position`-th key of the prepared record type, for an error.
+    func recordColumnKey(at position: Int) -> String {
+        position >= 0 && position < columnSlots.count ? columnSlots[position].key : "?\(position)"
+    }
+
+    /// Fills the first parameter slots with the keys of `R`, in the order its generated writer binds them.
+    @inline(__always)
+    func prepareParameters<R: GeneratedRecord>(for type: R.Type, mapping: KeyMapping, statement: Statement) {
+        let identifier = ObjectIdentifier(R.self)
+        if identifier == parametersRecordType { return }
+        for (position, key) in R.recordKeys.enumerated() where cachedParameter(for: key, at: position) == nil {
+            _ = lookUpParameter(for: key, at: position, mapping: mapping, statement: statement)
+        }
+        parametersRecordType = identifier
+    }
+
+    /// The parameter of the `position`-th key of the prepared record type; index 0 when the statement has none.
+    @inline(__always)
+    func recordParameter(at position: Int) -> ParameterTarget {
+        position >= 0 && position < parameterSlots.count
+            ? parameterSlots[position].target : ParameterTarget(position: position, index: 0, hasOthers: false)
+    }
+
+    /// The `position`-th key of the prepared record type.
+    func recordParameterKey(at position: Int) -> String {
+        position >= 0 && position < parameterSlots.count ? parameterSlots[position].key : "?\(position)"
     }
 }
 

@@ -147,7 +147,7 @@ extension Database {
         }
         let context = context(statement)
         var results: [T] = []
-        while try statement.next() != nil {
+        while try statement.advance() {
             results.append(try decode(context))
         }
         return results

@@ -76,6 +76,7 @@ public struct RowDecoder: Sendable {
 
     /// A decoding pass over `statement`, whose rows it decodes one after another; `columns` limits it to the
     /// columns of one table of a joined row.
+    @usableFromInline
     func makeDecoding(for statement: Statement, columns: Range<Int32>? = nil) -> RowDecoding {
         RowDecoding(
             reader: RowReader(
@@ -87,16 +88,20 @@ public struct RowDecoder: Sendable {
 /// The `Decoder` a value's `init(from:)` sees for one statement's rows. One is made per decode
 /// call, per fetch, or per cached lookup statement, and reused row after row together with the
 /// keyed container it made for the first row.
+@usableFromInline
 final class RowDecoding: Decoder {
     let reader: RowReader
     @exclusivity(unchecked) private var containers = ContainerCache()
+    /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
+    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastRecord: (any GeneratedRecord.Type)?
 
     init(reader: RowReader) {
         self.reader = reader
     }
 
-    var codingPath: [any CodingKey] { reader.codingPath }
-    var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
+    @usableFromInline var codingPath: [any CodingKey] { reader.codingPath }
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
     var strategies: ValueStrategies { reader.strategies }
 
     /// Decodes the statement's current row; the caller has checked that it is current.
@@ -105,13 +110,29 @@ final class RowDecoding: Decoder {
         if reader.statement.columnCount == 1, let convertible = T.self as? any DatabaseValueConvertible.Type {
             return try reader.decodeConvertible(convertible, as: T.self, at: 0, key: nil)
         }
+        if let record = generatedRecord(T.self) {
+            return try decodeGenerated(record, as: T.self)
+        }
         return try T(from: self)
     }
 
+    /// `T` as a ``GeneratedRecord``, nil when it has no generated reader.
+    @inline(__always)
+    private func generatedRecord<T>(_ type: T.Type) -> (any GeneratedRecord.Type)? {
+        let identifier = ObjectIdentifier(T.self)
+        if identifier != lastType {
+            lastType = identifier
+            lastRecord = T.self as? any GeneratedRecord.Type
+        }
+        return lastRecord
+    }
+
+    @usableFromInline
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         containers.container { KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader)) }
     }
 
+    @usableFromInline
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         throw DecodingError.typeMismatch(
             [Any].self,
@@ -120,6 +141,7 @@ final class RowDecoding: Decoder {
                 debugDescription: "a row decodes into a keyed type (a struct, class or dictionary), not a list"))
     }
 
+    @usableFromInline
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         let columnCount = reader.statement.columnCount
         guard columnCount == 1 else {
@@ -238,7 +260,7 @@ final class RowReader {
         }
     }
 
-    func keyNotFound(_ key: some CodingKey) -> DecodingError {
+    func keyNotFound(_ key: any CodingKey) -> DecodingError {
         let column = mapping.name(for: key.stringValue)
         let columns = statement.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
         return DecodingError.keyNotFound(

@@ -20,18 +20,14 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     // MARK: Scalars
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try read(key) { try reader.statement.readBool(at: $0) }
-    }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(at: column(key), key: key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try read(key) { try reader.statement.readString(at: $0) }
+        try reader.string(at: column(key), key: key)
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try read(key) { try reader.statement.readDouble(at: $0) }
+        try reader.double(at: column(key), key: key)
     }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try read(key) { try Float(databaseValue: reader.statement.storedValue(at: $0)) }
-    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try reader.float(at: column(key), key: key) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
@@ -44,22 +40,22 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try reader.decodeValue(T.self, at: try index(of: key), key: key)
+        try reader.value(T.self, at: column(key), key: key)
     }
 
     // MARK: Optionals: a missing column or NULL is nil
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try readIfPresent(key) { try reader.statement.readBool(at: $0) }
+        try reader.boolIfPresent(at: column(key), key: key)
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try readIfPresent(key) { try reader.statement.readString(at: $0) }
+        try reader.stringIfPresent(at: column(key), key: key)
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try readIfPresent(key) { try reader.statement.readDouble(at: $0) }
+        try reader.doubleIfPresent(at: column(key), key: key)
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try readIfPresent(key) { try Float(databaseValue: reader.statement.storedValue(at: $0)) }
+        try reader.floatIfPresent(at: column(key), key: key)
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try integerIfPresent(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try integerIfPresent(key) }
@@ -73,9 +69,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try integerIfPresent(key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let index = reader.columnIndex(for: key)
-        guard index >= 0, !reader.statement.isNull(at: index) else { return nil }
-        return try reader.decodeValue(T.self, at: index, key: key)
+        try reader.valueIfPresent(T.self, at: column(key), key: key)
     }
 
     // MARK: Nesting
@@ -97,6 +91,10 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     // MARK: Helpers
 
+    /// The column of `key`, -1 when the row has none.
+    @inline(__always)
+    private func column(_ key: Key) -> Int32 { reader.columnIndex(for: key) }
+
     private func index(of key: Key) throws -> Int32 {
         let index = reader.columnIndex(for: key)
         guard index >= 0 else { throw reader.keyNotFound(key) }
@@ -104,34 +102,13 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     @inline(__always)
-    private func read<T>(_ key: Key, _ body: (Int32) throws -> T) throws -> T {
-        let index = try index(of: key)
-        do {
-            return try body(index)
-        } catch {
-            throw reader.decodingError(error, type: T.self, at: index, key: key)
-        }
-    }
-
-    @inline(__always)
-    private func readIfPresent<T>(_ key: Key, _ body: (Int32) throws -> T) throws -> T? {
-        let index = reader.columnIndex(for: key)
-        guard index >= 0, !reader.statement.isNull(at: index) else { return nil }
-        do {
-            return try body(index)
-        } catch {
-            throw reader.decodingError(error, type: T.self, at: index, key: key)
-        }
-    }
-
-    @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
-        try read(key) { try reader.statement.readInteger(T.self, at: $0) }
+        try reader.integer(T.self, at: column(key), key: key)
     }
 
     @inline(__always)
     private func integerIfPresent<T: FixedWidthInteger>(_ key: Key) throws -> T? {
-        try readIfPresent(key) { try reader.statement.readInteger(T.self, at: $0) }
+        try reader.integerIfPresent(T.self, at: column(key), key: key)
     }
 
     private func unsupportedNesting(_ key: Key) -> DecodingError {

@@ -191,6 +191,8 @@ final class ParameterWriter {
                             + "\(statement.parameterCount); encode a struct or dictionary instead"))
             }
             try bind(convertible, to: ParameterTarget(position: -1, index: 1, hasOthers: false), key: nil)
+        } else if kind == .generated, let record = cache.lastTopLevelRecord {
+            try encodeGenerated(record, value)
         } else {
             try value.encode(to: encoder)
         }
@@ -309,20 +311,39 @@ final class ParameterWriter {
         try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
     }
 
-    /// Binds any `Encodable` to the parameter of `key`: the common types straight to the C API,
-    /// others through their ``DatabaseValueConvertible`` conformance, as a single value, or as
-    /// nested JSON or property list.
-    func bindValue<T: Encodable>(_ value: T, key: some CodingKey) throws {
-        guard let target = target(for: key) else { return }
+    /// Binds NULL to `target`.
+    @inline(__always)
+    func bindNull(_ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
+        try bind(target, key: key(), value: DatabaseValue.null, isNull: true) { try statement.bindNull(at: $0) }
+    }
+
+    @inline(__always)
+    func bindInteger(_ value: Int64, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
+        try bind(target, key: key(), value: value) { try statement.bindInteger(value, at: $0) }
+    }
+
+    @inline(__always)
+    func bindReal(_ value: Double, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
+        try bind(target, key: key(), value: value) { try statement.bindReal(value, at: $0) }
+    }
+
+    @inline(__always)
+    func bindText(_ value: String, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
+        try bind(target, key: key(), value: value) { try statement.bindText(value, at: $0) }
+    }
+
+    /// Binds any `Encodable` to `target`: the common types straight to the C API, others through their
+    /// ``DatabaseValueConvertible`` conformance, as a single value, or as nested JSON or property list.
+    func bindValue<T: Encodable>(_ value: T, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
         if let common = CommonType(T.self) {
-            return try bind(target, key: key, value: value) {
+            return try bind(target, key: key(), value: value) {
                 try statement.bind(common, value, at: $0, strategies: strategies)
             }
         }
         if let convertible = value as? any DatabaseValueConvertible {
-            return try bind(convertible, to: target, key: key)
+            return try bind(convertible, to: target, key: key())
         }
-        let column = ColumnEncoder(strategies: strategies, codingPath: codingPath + [key], userInfo: userInfo)
+        let column = ColumnEncoder(strategies: strategies, codingPath: codingPath + [key()], userInfo: userInfo)
         var stored: DatabaseValue
         do {
             try value.encode(to: column)
@@ -332,9 +353,9 @@ final class ParameterWriter {
                 stored = try NestedValueCoding.encode(value, strategy: strategies.array)
             }
         } catch {
-            throw encodingError(error, value: value, key: key)
+            throw encodingError(error, value: value, key: key())
         }
-        try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key(), value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
     }
 
     func encodingError(_ error: any Error, value: Any, key: (any CodingKey)?) -> any Error {

@@ -6,9 +6,7 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws {
         guard let target = writer.target(for: key) else { return }
-        try writer.bind(target, key: key, value: DatabaseValue.null, isNull: true) {
-            try writer.statement.bindNull(at: $0)
-        }
+        try writer.bindNull(target, key: key)
     }
 
     // MARK: Scalars
@@ -18,11 +16,11 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
         guard let target = writer.target(for: key) else { return }
-        try writer.bind(target, key: key, value: value) { try writer.statement.bindText(value, at: $0) }
+        try writer.bindText(value, target, key: key)
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         guard let target = writer.target(for: key) else { return }
-        try writer.bind(target, key: key, value: value) { try writer.statement.bindReal(value, at: $0) }
+        try writer.bindReal(value, target, key: key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         try encode(Double(value), forKey: key)
@@ -35,12 +33,10 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(Int64(value), key) }
     mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(Int64(value), key) }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(Int64(value), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try writer.bindValue(value, key: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writer.bindValue(value, key: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try encodeValue(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encodeValue(value, key) }
 
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try writer.bindValue(value, key: key)
-    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encodeValue(value, key) }
 
     // MARK: Optionals: nil binds NULL
 
@@ -95,10 +91,15 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     // MARK: Helpers
 
+    private func encodeValue<T: Encodable>(_ value: T, _ key: Key) throws {
+        guard let target = writer.target(for: key) else { return }
+        try writer.bindValue(value, target, key: key)
+    }
+
     @inline(__always)
     private func integer(_ value: Int64, _ key: Key) throws {
         guard let target = writer.target(for: key) else { return }
-        try writer.bind(target, key: key, value: value) { try writer.statement.bindInteger(value, at: $0) }
+        try writer.bindInteger(value, target, key: key)
     }
 
     @inline(__always)

@@ -1,4 +1,5 @@
 internal import CSQLite
+
 extension Database {
     /// Applies one schema migration and records it in ``userVersion``.
     ///

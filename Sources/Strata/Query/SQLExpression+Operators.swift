@@ -1,15 +1,18 @@
 // The operators of an expression. One side is always SQL (a column or an expression), so that comparing two
-// Swift values stays Swift's own operator.
+// Swift values stays Swift's own operator. A Swift value meets an untyped column or expression here; a typed
+// column (TypedColumn.swift) takes only values of its own type. An operator between two SQL sides comes twice, for
+// any two and for two untyped ones: the second is the most specific match for `Column("a") == Column("b")`, which the
+// value forms also accept.
 
 // MARK: Comparison
 
 /// `lhs = rhs`; `IS NULL` when `rhs` is nil.
-public func == (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+public func == (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression {
     comparison("=", nullForm: "IS NULL", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `lhs = rhs`; `IS NULL` when `lhs` is nil.
-public func == (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+public func == (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     comparison("=", nullForm: "IS NULL", rhs.sqlExpression, lhs.sqlExpression)
 }
 
@@ -17,19 +20,23 @@ public func == (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> S
 public func == (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     comparison("=", nullForm: "IS NULL", lhs.sqlExpression, rhs.sqlExpression)
 }
+/// `lhs = rhs`.
+public func == (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    comparison("=", nullForm: "IS NULL", lhs.sqlExpression, rhs.sqlExpression)
+}
 
 /// `lhs IS NULL`.
-public func == (lhs: some SQLSpecificExpressible, rhs: _OptionalNilComparisonType) -> SQLExpression {
+public func == (lhs: some SQLUntypedExpressible, rhs: _OptionalNilComparisonType) -> SQLExpression {
     SQLExpression(.postfix("IS NULL", lhs.sqlExpression.node))
 }
 
 /// `lhs <> rhs`; `IS NOT NULL` when `rhs` is nil.
-public func != (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+public func != (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression {
     comparison("<>", nullForm: "IS NOT NULL", lhs.sqlExpression, rhs.sqlExpression)
 }
 
 /// `lhs <> rhs`; `IS NOT NULL` when `lhs` is nil.
-public func != (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+public func != (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     comparison("<>", nullForm: "IS NOT NULL", rhs.sqlExpression, lhs.sqlExpression)
 }
 
@@ -37,9 +44,13 @@ public func != (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> S
 public func != (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     comparison("<>", nullForm: "IS NOT NULL", lhs.sqlExpression, rhs.sqlExpression)
 }
+/// `lhs <> rhs`.
+public func != (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    comparison("<>", nullForm: "IS NOT NULL", lhs.sqlExpression, rhs.sqlExpression)
+}
 
 /// `lhs IS NOT NULL`.
-public func != (lhs: some SQLSpecificExpressible, rhs: _OptionalNilComparisonType) -> SQLExpression {
+public func != (lhs: some SQLUntypedExpressible, rhs: _OptionalNilComparisonType) -> SQLExpression {
     SQLExpression(.postfix("IS NOT NULL", lhs.sqlExpression.node))
 }
 
@@ -54,51 +65,67 @@ private func comparison(
 }
 
 /// `lhs < rhs`.
-public func < (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+public func < (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression {
     infix("<", lhs, rhs)
 }
 /// `lhs < rhs`.
-public func < (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+public func < (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     infix("<", lhs, rhs)
 }
 /// `lhs < rhs`.
 public func < (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     infix("<", lhs, rhs)
 }
+/// `lhs < rhs`.
+public func < (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    infix("<", lhs, rhs)
+}
 /// `lhs <= rhs`.
-public func <= (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+public func <= (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression {
     infix("<=", lhs, rhs)
 }
 /// `lhs <= rhs`.
-public func <= (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+public func <= (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     infix("<=", lhs, rhs)
 }
 /// `lhs <= rhs`.
 public func <= (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     infix("<=", lhs, rhs)
 }
+/// `lhs <= rhs`.
+public func <= (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    infix("<=", lhs, rhs)
+}
 /// `lhs > rhs`.
-public func > (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+public func > (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression {
     infix(">", lhs, rhs)
 }
 /// `lhs > rhs`.
-public func > (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+public func > (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     infix(">", lhs, rhs)
 }
 /// `lhs > rhs`.
 public func > (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     infix(">", lhs, rhs)
 }
+/// `lhs > rhs`.
+public func > (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    infix(">", lhs, rhs)
+}
 /// `lhs >= rhs`.
-public func >= (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression {
+public func >= (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression {
     infix(">=", lhs, rhs)
 }
 /// `lhs >= rhs`.
-public func >= (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+public func >= (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     infix(">=", lhs, rhs)
 }
 /// `lhs >= rhs`.
 public func >= (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix(">=", lhs, rhs)
+}
+/// `lhs >= rhs`.
+public func >= (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     infix(">=", lhs, rhs)
 }
 
@@ -120,35 +147,51 @@ public prefix func ! (operand: some SQLSpecificExpressible) -> SQLExpression {
 // MARK: Arithmetic
 
 /// `lhs + rhs`.
-public func + (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("+", lhs, rhs) }
+public func + (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("+", lhs, rhs) }
 /// `lhs + rhs`.
-public func + (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("+", lhs, rhs) }
+public func + (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression { infix("+", lhs, rhs) }
 /// `lhs + rhs`.
 public func + (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     infix("+", lhs, rhs)
 }
+/// `lhs + rhs`.
+public func + (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    infix("+", lhs, rhs)
+}
 /// `lhs - rhs`.
-public func - (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("-", lhs, rhs) }
+public func - (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("-", lhs, rhs) }
 /// `lhs - rhs`.
-public func - (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("-", lhs, rhs) }
+public func - (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression { infix("-", lhs, rhs) }
 /// `lhs - rhs`.
 public func - (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     infix("-", lhs, rhs)
 }
+/// `lhs - rhs`.
+public func - (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    infix("-", lhs, rhs)
+}
 /// `lhs * rhs`.
-public func * (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("*", lhs, rhs) }
+public func * (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("*", lhs, rhs) }
 /// `lhs * rhs`.
-public func * (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("*", lhs, rhs) }
+public func * (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression { infix("*", lhs, rhs) }
 /// `lhs * rhs`.
 public func * (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
     infix("*", lhs, rhs)
 }
+/// `lhs * rhs`.
+public func * (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
+    infix("*", lhs, rhs)
+}
 /// `lhs / rhs`.
-public func / (lhs: some SQLSpecificExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("/", lhs, rhs) }
+public func / (lhs: some SQLUntypedExpressible, rhs: some SQLExpressible) -> SQLExpression { infix("/", lhs, rhs) }
 /// `lhs / rhs`.
-public func / (lhs: some SQLExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression { infix("/", lhs, rhs) }
+public func / (lhs: some SQLExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression { infix("/", lhs, rhs) }
 /// `lhs / rhs`.
 public func / (lhs: some SQLSpecificExpressible, rhs: some SQLSpecificExpressible) -> SQLExpression {
+    infix("/", lhs, rhs)
+}
+/// `lhs / rhs`.
+public func / (lhs: some SQLUntypedExpressible, rhs: some SQLUntypedExpressible) -> SQLExpression {
     infix("/", lhs, rhs)
 }
 
@@ -169,6 +212,9 @@ extension SQLSpecificExpressible {
         SQLExpression(.postfix("IS NULL", sqlExpression.node))
     }
 
+}
+
+extension SQLUntypedExpressible {
     /// `self BETWEEN low AND high`, both ends included.
     public func between(_ low: some SQLExpressible, _ high: some SQLExpressible) -> SQLExpression {
         SQLExpression(.between(sqlExpression.node, low.sqlExpression.node, high.sqlExpression.node))
@@ -181,7 +227,7 @@ extension Sequence where Element: SQLExpressible {
     /// ```swift
     /// Note.filter([1, 2, 3].contains(Column("id")))       // "note"."id" IN (?, ?, ?)
     /// ```
-    public func contains(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+    public func contains(_ expression: some SQLUntypedExpressible) -> SQLExpression {
         SQLExpression(.inList(expression.sqlExpression.node, map(\.sqlExpression.node), negated: false))
     }
 }
@@ -192,7 +238,7 @@ extension ClosedRange where Bound: SQLExpressible {
     /// ```swift
     /// Note.filter((1...9).contains(Column("score")))      // "note"."score" BETWEEN ? AND ?
     /// ```
-    public func contains(_ expression: some SQLSpecificExpressible) -> SQLExpression {
+    public func contains(_ expression: some SQLUntypedExpressible) -> SQLExpression {
         expression.between(lowerBound, upperBound)
     }
 }

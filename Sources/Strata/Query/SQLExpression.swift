@@ -11,6 +11,10 @@ public protocol SQLExpressible: Sendable {
 /// `Column("id") == 2` becomes SQL.
 public protocol SQLSpecificExpressible: SQLExpressible {}
 
+/// An SQL expression whose Swift type is not known: a ``Column`` or an ``SQLExpression``. The operators compare it
+/// with a Swift value of any type; a ``TypedColumn`` compares only with values of its own type.
+public protocol SQLUntypedExpressible: SQLSpecificExpressible {}
+
 /// A piece of SQL built from columns, values and operators, rendered with its values as bound parameters.
 ///
 /// ```swift
@@ -20,7 +24,7 @@ public protocol SQLSpecificExpressible: SQLExpressible {}
 /// ```
 ///
 /// Expressions are values: build them anywhere, share them between tasks, and hand them to a request.
-public struct SQLExpression: SQLSpecificExpressible, SQLOrderingTerm, SQLSelectable {
+public struct SQLExpression: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectable {
     indirect enum Node: Sendable {
         /// A column; `table` nil is the request's own table.
         case column(name: String, table: TableReference?)
@@ -91,7 +95,7 @@ public struct SQLExpression: SQLSpecificExpressible, SQLOrderingTerm, SQLSelecta
 /// ```
 ///
 /// The name is quoted with embedded `"` doubled: a name with quotes is just a column that does not exist.
-public struct Column: SQLSpecificExpressible, SQLOrderingTerm, SQLSelectable {
+public struct Column: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectable {
     /// The column's name.
     public let name: String
     let table: TableReference?

@@ -118,6 +118,7 @@ final class RecordSQL {
 }
 
 /// The SQL of one model type that needs only its table and primary key, built once per connection.
+@usableFromInline
 final class TableSQL {
     let table: String
     let primaryKey: String
@@ -130,6 +131,7 @@ final class TableSQL {
     @exclusivity(unchecked) private var findDecoding: RowDecoding?
 
     /// The `find` statement and a decoder for `T` on it.
+    @usableFromInline
     func finder<T: Model>(for type: T.Type, in database: Database) throws -> (Statement, RowDecoding) {
         if let statement = findStatement, let decoding = findDecoding, !statement.isLeased,
             decoding.strategies == database.strategies
@@ -161,6 +163,7 @@ final class TableSQL {
 
 extension Database {
     /// The table-level SQL of `T`, cached on the connection.
+    @usableFromInline
     func tableSQL<T: Model>(for type: T.Type) throws -> TableSQL {
         if let sql = tableSQLCache.value(for: T.self) { return sql }
         let sql = try TableSQL(for: T.self)

@@ -198,6 +198,12 @@ public final class Statement {
     ///
     /// See https://www.sqlite.org/c3ref/step.html
     public func step() throws -> StepResult {
+        try stepOnce() ? .row(Row(statement: self, generation: generation)) : .done
+    }
+
+    /// One step: true when it produced a row. `step()` and `next()` without the ``Row``, whose reference to the
+    /// statement costs a retain and a release per row in a fetch loop.
+    private func stepOnce() throws -> Bool {
         let connection = try connection.openHandle(sql: sql)
         if isTransactionControl { try checkTransactionControlAllowed() }
         generation &+= 1
@@ -208,10 +214,10 @@ public final class Statement {
         }
         switch result {
         case SQLITE_ROW:
-            return .row(Row(statement: self, generation: generation))
+            return true
         case SQLITE_DONE:
             isRunning = false
-            return .done
+            return false
         default:
             isRunning = false
             let error = DatabaseError.sqlite(result, connection: connection, sql: sql)
@@ -255,16 +261,19 @@ public final class Statement {
     /// while let row = try statement.next() { ... }
     /// ```
     public func next() throws -> Row? {
+        try advance() ? Row(statement: self, generation: generation) : nil
+    }
+
+    /// Moves to the next row as ``next()`` does: true when there is one, false at the end (and on every call after
+    /// it, until ``reset()``).
+    @usableFromInline
+    func advance() throws -> Bool {
         // A closed connection throws even when the statement had already finished.
         _ = try connection.openHandle(sql: sql)
-        if isExhausted { return nil }
-        switch try step() {
-        case .row(let row):
-            return row
-        case .done:
-            isExhausted = true
-            return nil
-        }
+        if isExhausted { return false }
+        if try stepOnce() { return true }
+        isExhausted = true
+        return false
     }
 
     /// Rewinds the statement so it can run again. Bindings persist until rebound or cleared.

@@ -1,0 +1,241 @@
+public import Foundation
+
+/// A ``Model`` whose rows and parameters are read and written by code that the `@Table` macro generated
+/// (`import StrataRecord`), column by index, instead of through `Codable`'s keyed containers.
+///
+/// You do not conform to it by hand: `@Table("note")` on a struct writes the conformance. `RowDecoder`,
+/// `StatementEncoder`, `fetchAll`/`fetchOne`/`fetchCursor`, `find`, `insert`/`update`/`upsert`/`delete` and
+/// requests use the generated code whenever a type has it, decided once per call, and the result is exactly what
+/// the type's `Codable` conformance gives: the same columns, values and errors.
+public protocol GeneratedRecord: Model {
+    /// The coding keys of the stored properties that are read or written, in declaration order: the position of a
+    /// key here is the number the generated code passes to ``RecordRow`` and ``RecordParameters``.
+    static var recordKeys: [String] { get }
+
+    /// Reads the current row: one ``RecordRow/decode(_:_:)`` per decoded property, in declaration order.
+    init(row: RecordRow) throws
+
+    /// Binds the statement's parameters: one ``RecordParameters/encode(_:_:)`` per encoded property, in
+    /// declaration order.
+    func encode(to parameters: RecordParameters) throws
+}
+
+/// The row a generated record reads, column by the position of its key in ``GeneratedRecord/recordKeys``.
+///
+/// The columns were looked up by name once for the statement, through the decoder's key strategy; each read is
+/// what the keyed container of ``RowDecoder`` does for the same key and type: a missing column is an error, or
+/// nil for an optional; NULL is nil for an optional; errors name the column, the stored type and the expected type.
+public struct RecordRow {
+    let reader: RowReader
+
+    @inline(__always)
+    private func column(_ key: Int) -> Int32 { reader.cache.recordColumn(at: key) }
+
+    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(reader.cache.recordColumnKey(at: key)) }
+
+    public func decode(_ type: Bool.Type, _ key: Int) throws -> Bool {
+        try reader.bool(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: String.Type, _ key: Int) throws -> String {
+        try reader.string(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: Double.Type, _ key: Int) throws -> Double {
+        try reader.double(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: Float.Type, _ key: Int) throws -> Float {
+        try reader.float(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: Int.Type, _ key: Int) throws -> Int { try integer(key) }
+    public func decode(_ type: Int8.Type, _ key: Int) throws -> Int8 { try integer(key) }
+    public func decode(_ type: Int16.Type, _ key: Int) throws -> Int16 { try integer(key) }
+    public func decode(_ type: Int32.Type, _ key: Int) throws -> Int32 { try integer(key) }
+    public func decode(_ type: Int64.Type, _ key: Int) throws -> Int64 { try integer(key) }
+    public func decode(_ type: UInt.Type, _ key: Int) throws -> UInt { try integer(key) }
+    public func decode(_ type: UInt8.Type, _ key: Int) throws -> UInt8 { try integer(key) }
+    public func decode(_ type: UInt16.Type, _ key: Int) throws -> UInt16 { try integer(key) }
+    public func decode(_ type: UInt32.Type, _ key: Int) throws -> UInt32 { try integer(key) }
+    public func decode(_ type: UInt64.Type, _ key: Int) throws -> UInt64 { try integer(key) }
+    // Data and Date read as the generic path reads them, in code specialized for them.
+    public func decode(_ type: Data.Type, _ key: Int) throws -> Data { try value(key) }
+    public func decode(_ type: Date.Type, _ key: Int) throws -> Date { try value(key) }
+    public func decode<T: Decodable>(_ type: T.Type, _ key: Int) throws -> T { try value(key) }
+
+    // MARK: Optionals: a missing column or NULL is nil
+
+    public func decode(_ type: Bool?.Type, _ key: Int) throws -> Bool? {
+        try reader.boolIfPresent(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: String?.Type, _ key: Int) throws -> String? {
+        try reader.stringIfPresent(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: Double?.Type, _ key: Int) throws -> Double? {
+        try reader.doubleIfPresent(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: Float?.Type, _ key: Int) throws -> Float? {
+        try reader.floatIfPresent(at: column(key), key: codingKey(key))
+    }
+    public func decode(_ type: Int?.Type, _ key: Int) throws -> Int? { try integerIfPresent(key) }
+    public func decode(_ type: Int8?.Type, _ key: Int) throws -> Int8? { try integerIfPresent(key) }
+    public func decode(_ type: Int16?.Type, _ key: Int) throws -> Int16? { try integerIfPresent(key) }
+    public func decode(_ type: Int32?.Type, _ key: Int) throws -> Int32? { try integerIfPresent(key) }
+    public func decode(_ type: Int64?.Type, _ key: Int) throws -> Int64? { try integerIfPresent(key) }
+    public func decode(_ type: UInt?.Type, _ key: Int) throws -> UInt? { try integerIfPresent(key) }
+    public func decode(_ type: UInt8?.Type, _ key: Int) throws -> UInt8? { try integerIfPresent(key) }
+    public func decode(_ type: UInt16?.Type, _ key: Int) throws -> UInt16? { try integerIfPresent(key) }
+    public func decode(_ type: UInt32?.Type, _ key: Int) throws -> UInt32? { try integerIfPresent(key) }
+    public func decode(_ type: UInt64?.Type, _ key: Int) throws -> UInt64? { try integerIfPresent(key) }
+    public func decode(_ type: Data?.Type, _ key: Int) throws -> Data? { try valueIfPresent(key) }
+    public func decode(_ type: Date?.Type, _ key: Int) throws -> Date? { try valueIfPresent(key) }
+    public func decode<T: Decodable>(_ type: T?.Type, _ key: Int) throws -> T? { try valueIfPresent(key) }
+
+    @inline(__always)
+    private func value<T: Decodable>(_ key: Int) throws -> T {
+        try reader.value(T.self, at: column(key), key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func valueIfPresent<T: Decodable>(_ key: Int) throws -> T? {
+        try reader.valueIfPresent(T.self, at: column(key), key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func integer<T: FixedWidthInteger>(_ key: Int) throws -> T {
+        try reader.integer(T.self, at: column(key), key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func integerIfPresent<T: FixedWidthInteger>(_ key: Int) throws -> T? {
+        try reader.integerIfPresent(T.self, at: column(key), key: codingKey(key))
+    }
+}
+
+/// The parameters a generated record binds, by the position of its key in ``GeneratedRecord/recordKeys``.
+///
+/// The parameters were looked up by name once for the statement; each bind is what the keyed container of
+/// ``StatementEncoder`` does for the same key and value: a key the statement has no parameter for is skipped,
+/// nil binds NULL, nested values bind JSON, errors name the parameter.
+public struct RecordParameters {
+    let writer: ParameterWriter
+
+    /// The parameter of the `key`-th key, nil when the statement has none (a record notes the key).
+    @inline(__always)
+    private func target(_ key: Int) -> ParameterTarget? {
+        let target = writer.cache.recordParameter(at: key)
+        if target.index == 0 {
+            if writer.forRecord { writer.skippedKeys.append(writer.cache.recordParameterKey(at: key)) }
+            return nil
+        }
+        return target
+    }
+
+    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(writer.cache.recordParameterKey(at: key)) }
+
+    public func encode(_ value: Bool, _ key: Int) throws { try integer(value ? 1 : 0, key) }
+    public func encode(_ value: String, _ key: Int) throws {
+        guard let target = target(key) else { return }
+        try writer.bindText(value, target, key: codingKey(key))
+    }
+    public func encode(_ value: Double, _ key: Int) throws {
+        guard let target = target(key) else { return }
+        try writer.bindReal(value, target, key: codingKey(key))
+    }
+    public func encode(_ value: Float, _ key: Int) throws { try encode(Double(value), key) }
+    public func encode(_ value: Int, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: Int8, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: Int16, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: Int32, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: Int64, _ key: Int) throws { try integer(value, key) }
+    public func encode(_ value: UInt8, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: UInt16, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: UInt32, _ key: Int) throws { try integer(Int64(value), key) }
+    public func encode(_ value: UInt, _ key: Int) throws { try encodeValue(value, key) }
+    public func encode(_ value: UInt64, _ key: Int) throws { try encodeValue(value, key) }
+    // Data and Date bind as the generic path binds them, in code specialized for them.
+    public func encode(_ value: Data, _ key: Int) throws { try encodeValue(value, key) }
+    public func encode(_ value: Date, _ key: Int) throws { try encodeValue(value, key) }
+    public func encode<T: Encodable>(_ value: T, _ key: Int) throws { try encodeValue(value, key) }
+
+    // MARK: Optionals: nil binds NULL
+
+    public func encode(_ value: Bool?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: String?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Double?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Float?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Int?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Int8?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Int16?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Int32?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Int64?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: UInt?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: UInt8?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: UInt16?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: UInt32?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: UInt64?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Data?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode(_ value: Date?, _ key: Int) throws { try encodeIfPresent(value, key, encode) }
+    public func encode<T: Encodable>(_ value: T?, _ key: Int) throws {
+        try encodeIfPresent(value, key) { try encodeValue($0, $1) }
+    }
+
+    // MARK: Helpers
+
+    @inline(__always)
+    private func integer(_ value: Int64, _ key: Int) throws {
+        guard let target = target(key) else { return }
+        try writer.bindInteger(value, target, key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func encodeValue<T: Encodable>(_ value: T, _ key: Int) throws {
+        guard let target = target(key) else { return }
+        try writer.bindValue(value, target, key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func encodeIfPresent<T>(_ value: T?, _ key: Int, _ encode: (T, Int) throws -> Void) throws {
+        if let value {
+            try encode(value, key)
+        } else if let target = target(key) {
+            try writer.bindNull(target, key: codingKey(key))
+        }
+    }
+}
+
+/// The coding key of a generated record's property, for error messages and coding paths.
+struct RecordKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ stringValue: String) { self.stringValue = stringValue }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+// MARK: Wiring
+
+extension RowDecoding {
+    /// The current row for `R`'s generated reader, in code specialized for `R`: its columns are looked up once per
+    /// statement (and again if the statement's columns change).
+    @usableFromInline
+    func recordRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
+        reader.beginRow()
+        reader.cache.prepareColumns(
+            for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
+        return RecordRow(reader: reader)
+    }
+
+    /// Reads the current row through `R`'s generated reader, in generic code; `R` is `T`, found by casting `T.self`.
+    func decodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, as type: T.Type) throws -> T {
+        reader.cache.prepareColumns(
+            for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
+        return unsafeBitCast(try R(row: RecordRow(reader: reader)), to: T.self)
+    }
+}
+
+extension ParameterWriter {
+    /// Binds `value` through `R`'s generated writer; `R` is `T`, found by casting `T.self`.
+    func encodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, _ value: T) throws {
+        cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
+        try unsafeBitCast(value, to: R.self).encode(to: RecordParameters(writer: self))
+    }
+}
