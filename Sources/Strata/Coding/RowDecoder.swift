@@ -41,6 +41,10 @@ public struct RowDecoder: Sendable {
     public var uuidStrategy: UUIDStrategy?
     /// Contextual information for custom `init(from:)` implementations.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Whether a ``GeneratedRecord`` is read by its generated code: false only in tests that compare it with the
+    /// type's `Codable` conformance, through the generic calls (the overloads for `GeneratedRecord` types, such as
+    /// `fetchAll(_:query:)` on a concrete type, always use it).
+    var usesGeneratedCode = true
 
     public init() {}
 
@@ -81,7 +85,8 @@ public struct RowDecoder: Sendable {
         RowDecoding(
             reader: RowReader(
                 statement: statement, mapping: keyDecodingStrategy.mapping, strategies: strategies(for: statement),
-                userInfo: userInfo, columns: columns))
+                userInfo: userInfo, columns: columns),
+            usesGeneratedCode: usesGeneratedCode)
     }
 }
 
@@ -96,8 +101,12 @@ final class RowDecoding: Decoder {
     @exclusivity(unchecked) private var lastType: ObjectIdentifier?
     @exclusivity(unchecked) private var lastRecord: (any GeneratedRecord.Type)?
 
-    init(reader: RowReader) {
+    /// Whether a ``GeneratedRecord`` is read by its generated code (see ``RowDecoder``).
+    private let usesGeneratedCode: Bool
+
+    init(reader: RowReader, usesGeneratedCode: Bool = true) {
         self.reader = reader
+        self.usesGeneratedCode = usesGeneratedCode
     }
 
     @usableFromInline var codingPath: [any CodingKey] { reader.codingPath }
@@ -122,7 +131,7 @@ final class RowDecoding: Decoder {
         let identifier = ObjectIdentifier(T.self)
         if identifier != lastType {
             lastType = identifier
-            lastRecord = T.self as? any GeneratedRecord.Type
+            lastRecord = usesGeneratedCode ? T.self as? any GeneratedRecord.Type : nil
         }
         return lastRecord
     }
@@ -212,8 +221,16 @@ final class RowReader {
                 return result
             }
             throw DatabaseError(code: .typeMismatch, message: "could not decode \(T.self)")
-        } catch {
+        } catch let error as DatabaseError {
             throw decodingError(error, type: T.self, at: index, key: key)
+        } catch {
+            // A conversion of the type's own threw: the error names the column, as `row[column]`'s does, and keeps
+            // the type's error underneath.
+            let stored = (try? statement.storedValue(at: index))?.storageClassName ?? "the column"
+            let conversion = DatabaseError(
+                code: .invalidValue, message: "could not decode \(T.self) from \(stored): \(error)",
+                underlyingError: error)
+            throw decodingError(conversion, type: T.self, at: index, key: key)
         }
     }
 

@@ -29,6 +29,9 @@ public struct StatementEncoder: Sendable {
     public var uuidStrategy: UUIDStrategy?
     /// Contextual information for custom `encode(to:)` implementations.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Whether a ``GeneratedRecord`` is bound by its generated code: false only in tests that compare it with the
+    /// type's `Codable` conformance.
+    var usesGeneratedCode = true
 
     public init() {}
 
@@ -44,10 +47,13 @@ public struct StatementEncoder: Sendable {
 
     /// One encode pass; records pass `watching` (the primary key's parameter), `forRecord`, and the
     /// encoding of their previous pass over the same statement to reuse.
+    ///
+    /// `bind` is a generated record's writer called from code specialized for it (see `insert(_:)` of a
+    /// ``GeneratedRecord``), which binds the value where it is instead of copying it in generic code.
     @discardableResult
     func encodePass<T: Encodable>(
         _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false,
-        reusing kept: StatementEncoding? = nil
+        reusing kept: StatementEncoding? = nil, bind: GeneratedBinding<T>? = nil
     ) throws -> StatementEncoding {
         _ = try statement.connection.openHandle(sql: statement.sql)
         statement.prepareForBinding(clearing: !forRecord)
@@ -59,9 +65,10 @@ public struct StatementEncoder: Sendable {
         } else {
             encoding = StatementEncoding(
                 writer: ParameterWriter(
-                    statement: statement, mapping: mapping, strategies: strategies, userInfo: userInfo))
+                    statement: statement, mapping: mapping, strategies: strategies, userInfo: userInfo,
+                    usesGeneratedCode: usesGeneratedCode))
         }
-        try encoding.encodeTopLevel(value, watching: watchedParameter, forRecord: forRecord)
+        try encoding.encodeTopLevel(value, watching: watchedParameter, forRecord: forRecord, bind: bind)
         return encoding
     }
 }
@@ -95,11 +102,13 @@ final class StatementEncoding: Encoder {
             && writer.userInfo.isEmpty
     }
 
-    func encodeTopLevel<T: Encodable>(_ value: T, watching watchedParameter: Int32, forRecord: Bool) throws {
+    func encodeTopLevel<T: Encodable>(
+        _ value: T, watching watchedParameter: Int32, forRecord: Bool, bind: GeneratedBinding<T>? = nil
+    ) throws {
         isEncoding = true
         defer { isEncoding = false }
         writer.begin(watching: watchedParameter, forRecord: forRecord)
-        try writer.encodeTopLevel(value, through: self)
+        try writer.encodeTopLevel(value, through: self, bind: bind)
     }
 
     // MARK: Encoder
@@ -152,15 +161,19 @@ final class ParameterWriter {
     /// Records note the parameters given a Decimal with more digits than a REAL keeps, whose column they check.
     @exclusivity(unchecked) var preciseDecimalParameters: [Int32] = []
 
+    /// Whether a ``GeneratedRecord`` is bound by its generated code (see ``StatementEncoder``).
+    let usesGeneratedCode: Bool
+
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
-        userInfo: [CodingUserInfoKey: any Sendable]
+        userInfo: [CodingUserInfoKey: any Sendable], usesGeneratedCode: Bool = true
     ) {
         self.statement = statement
         self.cache = statement.coding
         self.mapping = mapping
         self.strategies = strategies
         self.userInfo = userInfo
+        self.usesGeneratedCode = usesGeneratedCode
     }
 
     /// Starts a pass.
@@ -174,7 +187,9 @@ final class ParameterWriter {
         if !preciseDecimalParameters.isEmpty { preciseDecimalParameters.removeAll() }
     }
 
-    func encodeTopLevel<T: Encodable>(_ value: T, through encoder: StatementEncoding) throws {
+    func encodeTopLevel<T: Encodable>(
+        _ value: T, through encoder: StatementEncoding, bind generated: GeneratedBinding<T>? = nil
+    ) throws {
         cache.beginEncoding(mapping: mapping)
         let kind = cache.topLevelKind(T.self)
         if kind == .list, let list = value as? any PositionalParameters {
@@ -191,8 +206,8 @@ final class ParameterWriter {
                             + "\(statement.parameterCount); encode a struct or dictionary instead"))
             }
             try bind(convertible, to: ParameterTarget(position: -1, index: 1, hasOthers: false), key: nil)
-        } else if kind == .generated, let record = cache.lastTopLevelRecord {
-            try encodeGenerated(record, value)
+        } else if kind == .generated, usesGeneratedCode, let record = cache.lastTopLevelRecord {
+            try encodeGenerated(record, value, bind: generated)
         } else {
             try value.encode(to: encoder)
         }
@@ -330,6 +345,12 @@ final class ParameterWriter {
     @inline(__always)
     func bindText(_ value: String, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
         try bind(target, key: key(), value: value) { try statement.bindText(value, at: $0) }
+    }
+
+    /// Binds a BLOB, as ``bindValue(_:_:key:)`` binds `Data`, without the generic layers that copy it.
+    @inline(__always)
+    func bindBlob(_ value: Data, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
+        try bind(target, key: key(), value: value) { try statement.bindBlob(value, at: $0) }
     }
 
     /// Binds any `Encodable` to `target`: the common types straight to the C API, others through their

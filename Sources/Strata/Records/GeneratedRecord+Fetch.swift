@@ -39,3 +39,33 @@ extension Database {
         return try T(row: decoding.recordRow(T.self))
     }
 }
+
+// The writes of a generated record, whose generated writer is called here, in code specialized for it, on the
+// value where it is: generic code would copy it first.
+
+extension Database {
+    /// Inserts `model` through its generated writer, as `insert(_:)` of any model does.
+    @inlinable
+    public func insert<T: GeneratedRecord>(_ model: inout T) throws {
+        try insert(&model, bind: { try $0.encode(to: $1) })
+    }
+
+    /// Inserts `model` through its generated writer, leaving a nil primary key for SQLite to assign.
+    @inlinable
+    public func insert<T: GeneratedRecord>(_ model: T) throws {
+        var copy = model
+        try insert(&copy, bind: { try $0.encode(to: $1) })
+    }
+
+    /// Updates the row of `model` through its generated writer.
+    @inlinable
+    public func update<T: GeneratedRecord>(_ model: T) throws {
+        try update(model, bind: { try $0.encode(to: $1) })
+    }
+
+    /// Inserts or updates `model` through its generated writer.
+    @inlinable
+    public func upsert<T: GeneratedRecord>(_ model: inout T) throws {
+        try upsert(&model, bind: { try $0.encode(to: $1) })
+    }
+}

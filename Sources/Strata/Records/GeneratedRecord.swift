@@ -12,10 +12,10 @@ public protocol GeneratedRecord: Model {
     /// key here is the number the generated code passes to ``RecordRow`` and ``RecordParameters``.
     static var recordKeys: [String] { get }
 
-    /// Reads the current row: one ``RecordRow/decode(_:_:)`` per decoded property, in declaration order.
+    /// Reads the current row: one `decode(_:_:)` of ``RecordRow`` per decoded property, in declaration order.
     init(row: RecordRow) throws
 
-    /// Binds the statement's parameters: one ``RecordParameters/encode(_:_:)`` per encoded property, in
+    /// Binds the statement's parameters: one `encode(_:_:)` of ``RecordParameters`` per encoded property, in
     /// declaration order.
     func encode(to parameters: RecordParameters) throws
 }
@@ -151,7 +151,10 @@ public struct RecordParameters {
     public func encode(_ value: UInt, _ key: Int) throws { try encodeValue(value, key) }
     public func encode(_ value: UInt64, _ key: Int) throws { try encodeValue(value, key) }
     // Data and Date bind as the generic path binds them, in code specialized for them.
-    public func encode(_ value: Data, _ key: Int) throws { try encodeValue(value, key) }
+    public func encode(_ value: Data, _ key: Int) throws {
+        guard let target = target(key) else { return }
+        try writer.bindBlob(value, target, key: codingKey(key))
+    }
     public func encode(_ value: Date, _ key: Int) throws { try encodeValue(value, key) }
     public func encode<T: Encodable>(_ value: T, _ key: Int) throws { try encodeValue(value, key) }
 
@@ -233,9 +236,17 @@ extension RowDecoding {
 }
 
 extension ParameterWriter {
-    /// Binds `value` through `R`'s generated writer; `R` is `T`, found by casting `T.self`.
-    func encodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, _ value: T) throws {
+    /// Binds `value` through `R`'s generated writer; `R` is `T`, found by casting `T.self`. `bind`, when given,
+    /// is that writer called from code specialized for `T`.
+    func encodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, _ value: T, bind: GeneratedBinding<T>?) throws {
         cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
-        try unsafeBitCast(value, to: R.self).encode(to: RecordParameters(writer: self))
+        let parameters = RecordParameters(writer: self)
+        if let bind { return try bind(value, parameters) }
+        // Generic code copies the value here (retaining its strings and data), which `bind` avoids.
+        try unsafeBitCast(value, to: R.self).encode(to: parameters)
     }
 }
+
+/// A generated record's writer, called from code specialized for the record's type.
+@usableFromInline
+typealias GeneratedBinding<T> = (T, RecordParameters) throws -> Void

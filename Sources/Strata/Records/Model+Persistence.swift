@@ -19,7 +19,13 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func insert<T: Model>(_ model: inout T) throws {
-        if let statement = try write(&model, .insert, returning: .insertReturning), try changes == 0 {
+        try insert(&model, bind: nil)
+    }
+
+    /// `insert(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    @usableFromInline
+    func insert<T: Model>(_ model: inout T, bind: GeneratedBinding<T>?) throws {
+        if let statement = try write(&model, .insert, returning: .insertReturning, bind: bind), try changes == 0 {
             throw Self.notInserted(T.self, sql: statement.sql)
         }
     }
@@ -35,7 +41,13 @@ extension Database {
     ///
     /// - Throws: ``DatabaseError/Code/recordNotFound`` when no row has that key.
     public func update<T: Model>(_ model: T) throws {
-        let (statement, _, _) = try encodeRecord(model, statement: .update)
+        try update(model, bind: nil)
+    }
+
+    /// `update(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    @usableFromInline
+    func update<T: Model>(_ model: T, bind: GeneratedBinding<T>?) throws {
+        let (statement, _, _) = try encodeRecord(model, statement: .update, bind: bind)
         try statement.perform()
         guard try changes > 0 else {
             throw DatabaseError(
@@ -48,7 +60,13 @@ extension Database {
     /// Inserts `model`, or updates the row with its primary key when there is one
     /// (`INSERT ... ON CONFLICT DO UPDATE`). A nil primary key is assigned and read back as in `insert(_:)`.
     public func upsert<T: Model>(_ model: inout T) throws {
-        try write(&model, .upsert, returning: .upsertReturning)
+        try upsert(&model, bind: nil)
+    }
+
+    /// `upsert(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    @usableFromInline
+    func upsert<T: Model>(_ model: inout T, bind: GeneratedBinding<T>?) throws {
+        try write(&model, .upsert, returning: .upsertReturning, bind: bind)
     }
 
     /// Deletes the row with `model`'s primary key.
@@ -83,15 +101,15 @@ extension Database {
     ///
     /// - Returns: The plain statement that ran, nil when the row was read back.
     @discardableResult
-    private func write<T: Model>(_ model: inout T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind) throws
-        -> Statement?
-    {
+    private func write<T: Model>(
+        _ model: inout T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
+    ) throws -> Statement? {
         var (statement, encoding, record) = try encodeRecord(
-            model, statement: plain, returning: returning, watchPrimaryKey: true)
+            model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         if encoding.watchedWasNull != record.lastKeyWasNil {
             record.lastKeyWasNil = encoding.watchedWasNull
             (statement, encoding, record) = try encodeRecord(
-                model, statement: plain, returning: returning, watchPrimaryKey: true)
+                model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         }
         guard encoding.watchedWasNull else {
             try statement.perform()

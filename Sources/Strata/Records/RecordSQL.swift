@@ -258,9 +258,10 @@ extension Database {
     ///
     /// `allKeys` is false for statements that bind only some keys on purpose (`DELETE` binds the primary key).
     /// `returning` is the statement to use instead of `kind` when the last insert of the type had a nil key.
+    /// `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
     func encodeRecord<T: Model>(
         _ model: T, statement kind: RecordSQL.Kind, returning: RecordSQL.Kind? = nil, watchPrimaryKey: Bool = false,
-        allKeys: Bool = true
+        allKeys: Bool = true, bind: GeneratedBinding<T>? = nil
     ) throws -> (Statement, StatementEncoding, RecordSQL) {
         var record = try recordSQL(for: T.self, instance: model)
         for _ in 0..<2 {
@@ -270,7 +271,7 @@ extension Database {
             let watched = watchPrimaryKey ? record.insertPrimaryKeyParameter : 0
             let encoding = try StatementEncoder().encodePass(
                 model, to: statement, watching: watched, forRecord: true,
-                reusing: record.lastEncoding(chosen, for: statement))
+                reusing: record.lastEncoding(chosen, for: statement), bind: bind)
             record.keep(encoding, for: chosen)
             if !allKeys || encoding.skippedKeys.isEmpty {
                 if !encoding.writer.preciseDecimalParameters.isEmpty {
