@@ -23,6 +23,7 @@ let package = Package(
             dependencies: [
                 "CSQLiteBench",
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataRecord", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [

@@ -13,7 +13,7 @@ struct Options {
           --lookups COUNT     primary key lookups (default 10000)
           --reps COUNT        measured runs per phase and system (default 7)
           --warmup COUNT      unmeasured runs first (default 1)
-          --only SYSTEMS      comma-separated: c, strata-codable, strata-request, strata-row,
+          --only SYSTEMS      comma-separated: c, strata-codable, strata-table, strata-request, strata-row,
                               grdb-codable, grdb-manual
           --phase PHASES      comma-separated: insert, insert-file, fetch, lookup (default all);
                               with --memory also: cursor (Strata's lazy cursor over a file)

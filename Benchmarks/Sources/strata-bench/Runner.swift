@@ -182,29 +182,36 @@ final class Runner {
         print("")
     }
 
-    /// The issue's targets for Strata's Codable path, checked against this run's medians. Informational only.
+    /// The issues' targets, checked against this run's medians: the Codable path (#9) and the generated records of
+    /// `@Table` (#14). Informational only.
     private func printTargets() {
-        let limits = ["insert": 1.3, "insert-file": 1.3, "fetch": 1.5, "lookup": 1.3]
-        var lines: [String] = []
-        for phase in Options.phases {
-            guard let bySystem = results[phase], let strata = bySystem[StrataCodableSystem.name]?.median else {
-                continue
+        let targets: [(system: String, limits: [String: Double])] = [
+            (StrataCodableSystem.name, ["insert": 1.3, "insert-file": 1.3, "fetch": 1.5, "lookup": 1.3]),
+            (StrataTableSystem.name, ["insert": 1.15, "insert-file": 1.15, "fetch": 1.2, "lookup": 1.1]),
+        ]
+        for (system, limits) in targets {
+            var lines: [String] = []
+            for phase in Options.phases {
+                guard let bySystem = results[phase], let strata = bySystem[system]?.median else { continue }
+                var parts: [String] = []
+                if let c = bySystem[CSystem.name]?.median, let limit = limits[phase] {
+                    let ratio = strata / c
+                    parts.append(
+                        "\(format(ratio, digits: 2))x c (target <= \(limit)x: \(ratio <= limit ? "met" : "MISSED"))")
+                }
+                if let grdb = bySystem[GRDBCodableSystem.name]?.median {
+                    parts.append("\(strata < grdb ? "faster" : "NOT faster") than grdb-codable")
+                }
+                if let codable = bySystem[StrataCodableSystem.name]?.median, system != StrataCodableSystem.name {
+                    parts.append("\(format(strata / codable, digits: 2))x strata-codable")
+                }
+                if !parts.isEmpty { lines.append("  \(phase.padding(12)) " + parts.joined(separator: ", ")) }
             }
-            var parts: [String] = []
-            if let c = bySystem[CSystem.name]?.median, let limit = limits[phase] {
-                let ratio = strata / c
-                parts.append(
-                    "\(format(ratio, digits: 2))x c (target <= \(limit)x: \(ratio <= limit ? "met" : "MISSED"))")
-            }
-            if let grdb = bySystem[GRDBCodableSystem.name]?.median {
-                parts.append("\(strata < grdb ? "faster" : "NOT faster") than grdb-codable")
-            }
-            if !parts.isEmpty { lines.append("  \(phase.padding(12)) " + parts.joined(separator: ", ")) }
+            guard !lines.isEmpty else { continue }
+            print("\(system) targets:")
+            for line in lines { print(line) }
+            print("")
         }
-        guard !lines.isEmpty else { return }
-        print("strata-codable targets:")
-        for line in lines { print(line) }
-        print("")
     }
 
     private func writeJSON(to path: String) throws {

@@ -57,6 +57,7 @@ var allSystems: [any BenchmarkSystem.Type] {
     [
         CSystem.self,
         StrataCodableSystem.self,
+        StrataTableSystem.self,
         StrataRequestSystem.self,
         StrataRowSystem.self,
         GRDBCodableSystem.self,
