@@ -29,6 +29,9 @@ final class CodingCache {
     /// changed since (see ``prepareColumns(for:mapping:statement:in:)``).
     @exclusivity(unchecked) private var columnsRecordType: ObjectIdentifier?
     @exclusivity(unchecked) private var parametersRecordType: ObjectIdentifier?
+    /// Whether the keys of the prepared record type name every parameter of the statement (see
+    /// ``prepareParameters(for:mapping:statement:)``).
+    @exclusivity(unchecked) private(set) var recordKeysBindEveryParameter = false
 
     /// Per parameter index, the encode pass that last bound it; see `beginEncoding()`.
     @exclusivity(unchecked) private var boundStamps: [UInt32]
@@ -128,6 +131,7 @@ final class CodingCache {
         if tag == nil || tag != parameterTag {
             parameterSlots.removeAll(keepingCapacity: true)
             parametersRecordType = nil
+            recordKeysBindEveryParameter = false
             parameterTag = tag
         }
         stamp &+= 1
@@ -152,6 +156,7 @@ final class CodingCache {
         -> ParameterTarget
     {
         parametersRecordType = nil
+        recordKeysBindEveryParameter = false
         let indexes = (try? statement.parameterIndexes(for: mapping.name(for: key))) ?? []
         let target = ParameterTarget(position: position, index: indexes.first ?? 0, hasOthers: indexes.count > 1)
         let slot = ParameterSlot(key: key, target: target, others: Array(indexes.dropFirst()))
@@ -218,9 +223,18 @@ extension CodingCache {
     func prepareParameters<R: GeneratedRecord>(for type: R.Type, mapping: KeyMapping, statement: Statement) {
         let identifier = ObjectIdentifier(R.self)
         if identifier == parametersRecordType { return }
-        for (position, key) in R.recordKeys.enumerated() where cachedParameter(for: key, at: position) == nil {
+        let keys = R.recordKeys
+        for (position, key) in keys.enumerated() where cachedParameter(for: key, at: position) == nil {
             _ = lookUpParameter(for: key, at: position, mapping: mapping, statement: statement)
         }
+        // Every key binds its parameters on every pass (nil binds NULL), so when the keys name them all, no pass
+        // can leave one unbound and the binds need not be recorded.
+        var named = Set<Int32>()
+        for slot in parameterSlots.prefix(keys.count) where slot.target.index > 0 {
+            named.insert(slot.target.index)
+            named.formUnion(slot.others)
+        }
+        recordKeysBindEveryParameter = named.count == boundStamps.count - 1
         parametersRecordType = identifier
     }
 

@@ -158,6 +158,9 @@ final class ParameterWriter {
     /// collect the keys that found no parameter, so that their SQL can grow to include them.
     @exclusivity(unchecked) var forRecord = false
     @exclusivity(unchecked) var skippedKeys: [String] = []
+    /// Whether binds are recorded for the check that every parameter was bound: not in a pass of a generated record
+    /// whose keys name every parameter of the statement, which cannot leave one unbound.
+    @exclusivity(unchecked) var tracksBound = true
     /// Records note the parameters given a Decimal with more digits than a REAL keeps, whose column they check.
     @exclusivity(unchecked) var preciseDecimalParameters: [Int32] = []
 
@@ -178,6 +181,7 @@ final class ParameterWriter {
 
     /// Starts a pass.
     func begin(watching watchedParameter: Int32, forRecord: Bool) {
+        tracksBound = true
         position = 0
         deferredError = nil
         self.watchedParameter = watchedParameter
@@ -212,7 +216,7 @@ final class ParameterWriter {
             try value.encode(to: encoder)
         }
         if let deferredError { throw deferredError }
-        let unbound = cache.unboundParameters()
+        let unbound = tracksBound ? cache.unboundParameters() : []
         if forRecord {
             for index in unbound {
                 try statement.bindNull(at: index)
@@ -308,7 +312,7 @@ final class ParameterWriter {
         } catch {
             throw encodingError(error, value: value(), key: key())
         }
-        cache.markBound(index)
+        if tracksBound { cache.markBound(index) }
         if isNull && index == watchedParameter { watchedWasNull = true }
     }
 

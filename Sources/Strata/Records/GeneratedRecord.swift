@@ -240,6 +240,7 @@ extension ParameterWriter {
     /// is that writer called from code specialized for `T`.
     func encodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, _ value: T, bind: GeneratedBinding<T>?) throws {
         cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
+        tracksBound = !cache.recordKeysBindEveryParameter
         let parameters = RecordParameters(writer: self)
         if let bind { return try bind(value, parameters) }
         // Generic code copies the value here (retaining its strings and data), which `bind` avoids.
