@@ -214,23 +214,22 @@ final class RowReader {
     func decodeConvertible<T>(
         _ convertible: any DatabaseValueConvertible.Type, as type: T.Type, at index: Int32, key: (any CodingKey)?
     ) throws -> T {
+        let value: DatabaseValue
         do {
-            let value = try statement.storedValue(at: index)
+            value = try statement.storedValue(at: index)
+        } catch {
+            throw decodingError(error, type: T.self, at: index, key: key)
+        }
+        do {
             // The cast cannot fail: `convertible` is `T.self` seen through the protocol.
             if let result = try convertible.decoded(from: value, using: strategies) as? T {
                 return result
             }
             throw DatabaseError(code: .typeMismatch, message: "could not decode \(T.self)")
-        } catch let error as DatabaseError {
-            throw decodingError(error, type: T.self, at: index, key: key)
         } catch {
-            // A conversion of the type's own threw: the error names the column, as `row[column]`'s does, and keeps
-            // the type's error underneath.
-            let stored = (try? statement.storedValue(at: index))?.storageClassName ?? "the column"
-            let conversion = DatabaseError(
-                code: .invalidValue, message: "could not decode \(T.self) from \(stored): \(error)",
-                underlyingError: error)
-            throw decodingError(conversion, type: T.self, at: index, key: key)
+            // A conversion of the type's own that threw names the column, as `row[column]`'s does.
+            let databaseError = error as? DatabaseError ?? .failedConversion(error, reading: T.self, from: value)
+            throw decodingError(databaseError, type: T.self, at: index, key: key)
         }
     }
 

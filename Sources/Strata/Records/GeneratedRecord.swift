@@ -222,16 +222,20 @@ extension RowDecoding {
     @usableFromInline
     func recordRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
         reader.beginRow()
+        return preparedRow(R.self)
+    }
+
+    /// Reads the current row through `R`'s generated reader, in generic code, after `decodeRow` began the row; `R` is
+    /// `T`, found by casting `T.self`.
+    func decodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, as type: T.Type) throws -> T {
+        unsafeBitCast(try R(row: preparedRow(R.self)), to: T.self)
+    }
+
+    /// The current row for `R`, the columns of its keys looked up if this statement has not looked them up for it.
+    private func preparedRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
         reader.cache.prepareColumns(
             for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
         return RecordRow(reader: reader)
-    }
-
-    /// Reads the current row through `R`'s generated reader, in generic code; `R` is `T`, found by casting `T.self`.
-    func decodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, as type: T.Type) throws -> T {
-        reader.cache.prepareColumns(
-            for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
-        return unsafeBitCast(try R(row: RecordRow(reader: reader)), to: T.self)
     }
 }
 

@@ -188,13 +188,19 @@ extension Statement {
         -> DatabaseError
     {
         let name = columnNames.indices.contains(Int(index)) ? columnNames[Int(index)] : nil
-        if let error = error as? DatabaseError {
-            return error.naming(requested: type).located(column: name, index: Int(index), sql: sql)
-        }
-        return DatabaseError(
-            code: .invalidValue,
-            message: "could not decode \(type) from \(value.storageClassName): \(error)",
-            sql: sql, column: name, columnIndex: Int(index), underlyingError: error)
+        let databaseError = error as? DatabaseError ?? .failedConversion(error, reading: type, from: value)
+        return databaseError.naming(requested: type).located(column: name, index: Int(index), sql: sql)
+    }
+}
+
+extension DatabaseError {
+    /// The error of a ``DatabaseValueConvertible`` conversion that threw an error of its own, kept underneath.
+    static func failedConversion(_ error: any Error, reading type: Any.Type, from value: DatabaseValue)
+        -> DatabaseError
+    {
+        DatabaseError(
+            code: .invalidValue, message: "could not decode \(type) from \(value.storageClassName): \(error)",
+            underlyingError: error)
     }
 }
 
