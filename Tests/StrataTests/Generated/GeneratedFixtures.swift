@@ -305,8 +305,8 @@ extension GAllKinds {
     /// The value with its dates at whole milliseconds, the precision Strata promises.
     var normalized: GAllKinds {
         var copy = self
-        copy.date = Edge.millisecondDate(date)
-        copy.optDate = optDate.map(Edge.millisecondDate)
+        copy.date = Sample.millisecondDate(date)
+        copy.optDate = optDate.map(Sample.millisecondDate)
         return copy
     }
 
@@ -318,36 +318,38 @@ extension GAllKinds {
         }
         return GAllKinds(
             id: id,
-            int: Edge.integer(Int.self, &g), int8: Edge.integer(Int8.self, &g), int16: Edge.integer(Int16.self, &g),
-            int32: Edge.integer(Int32.self, &g), int64: Edge.integer(Int64.self, &g),
+            int: Sample.extreme(Int.self, &g), int8: Sample.extreme(Int8.self, &g),
+            int16: Sample.extreme(Int16.self, &g),
+            int32: Sample.extreme(Int32.self, &g), int64: Sample.extreme(Int64.self, &g),
             // Unsigned values above Int64.max cannot be stored (an error case of its own).
-            uint: Edge.integer(UInt.self, &g) & UInt(Int64.max), uint8: Edge.integer(UInt8.self, &g),
-            uint16: Edge.integer(UInt16.self, &g), uint32: Edge.integer(UInt32.self, &g),
-            uint64: Edge.integer(UInt64.self, &g) & UInt64(Int64.max),
-            bool: Bool.random(using: &g), double: Edge.double(&g), float: Edge.float(&g), string: Edge.text(&g),
-            data: Edge.data(&g), date: Edge.date(&g), uuid: Edge.uuid(&g), url: Edge.url(&g),
+            uint: Sample.extreme(UInt.self, &g) & UInt(Int64.max), uint8: Sample.extreme(UInt8.self, &g),
+            uint16: Sample.extreme(UInt16.self, &g), uint32: Sample.extreme(UInt32.self, &g),
+            uint64: Sample.extreme(UInt64.self, &g) & UInt64(Int64.max),
+            bool: Bool.random(using: &g), double: Sample.double(&g), float: Sample.float(&g), string: Sample.text(&g),
+            data: Sample.data(&g), date: Sample.date(&g), uuid: Sample.uuid(&g), url: Edge.url(&g),
             decimal: Edge.decimal(&g), mood: Edge.pick(GMood.allCases, &g),
             level: Edge.pick(GLevel.allCases, &g), point: Edge.point(&g),
-            list: (0..<Int.random(in: 0...5, using: &g)).map { _ in Edge.integer(Int.self, &g) },
-            dict: Edge.dictionary(&g) { Edge.integer(Int.self, &$0) },
-            optInt: maybe { Edge.integer(Int.self, &$0) }, optInt8: maybe { Edge.integer(Int8.self, &$0) },
-            optInt16: maybe { Edge.integer(Int16.self, &$0) }, optInt32: maybe { Edge.integer(Int32.self, &$0) },
-            optInt64: maybe { Edge.integer(Int64.self, &$0) },
-            optUInt: maybe { Edge.integer(UInt.self, &$0) & UInt(Int64.max) },
-            optUInt8: maybe { Edge.integer(UInt8.self, &$0) }, optUInt16: maybe { Edge.integer(UInt16.self, &$0) },
-            optUInt32: maybe { Edge.integer(UInt32.self, &$0) },
-            optUInt64: maybe { Edge.integer(UInt64.self, &$0) & UInt64(Int64.max) },
-            optBool: maybe { Bool.random(using: &$0) }, optDouble: maybe(Edge.double), optFloat: maybe(Edge.float),
-            optString: maybe { Edge.text(&$0) }, optData: maybe(Edge.data), optDate: maybe(Edge.date),
-            optUUID: maybe(Edge.uuid), optURL: maybe(Edge.url), optDecimal: maybe(Edge.decimal),
+            list: (0..<Int.random(in: 0...5, using: &g)).map { _ in Sample.extreme(Int.self, &g) },
+            dict: Edge.dictionary(&g) { Sample.extreme(Int.self, &$0) },
+            optInt: maybe { Sample.extreme(Int.self, &$0) }, optInt8: maybe { Sample.extreme(Int8.self, &$0) },
+            optInt16: maybe { Sample.extreme(Int16.self, &$0) }, optInt32: maybe { Sample.extreme(Int32.self, &$0) },
+            optInt64: maybe { Sample.extreme(Int64.self, &$0) },
+            optUInt: maybe { Sample.extreme(UInt.self, &$0) & UInt(Int64.max) },
+            optUInt8: maybe { Sample.extreme(UInt8.self, &$0) }, optUInt16: maybe { Sample.extreme(UInt16.self, &$0) },
+            optUInt32: maybe { Sample.extreme(UInt32.self, &$0) },
+            optUInt64: maybe { Sample.extreme(UInt64.self, &$0) & UInt64(Int64.max) },
+            optBool: maybe { Bool.random(using: &$0) }, optDouble: maybe(Sample.double), optFloat: maybe(Sample.float),
+            optString: maybe { Sample.text(&$0) }, optData: maybe(Sample.data), optDate: maybe(Sample.date),
+            optUUID: maybe(Sample.uuid), optURL: maybe(Edge.url), optDecimal: maybe(Edge.decimal),
             optMood: maybe { Edge.pick(GMood.allCases, &$0) },
             optLevel: maybe { Edge.pick(GLevel.allCases, &$0) }, optPoint: maybe(Edge.point),
-            optList: maybe { g in (0..<Int.random(in: 0...3, using: &g)).map { _ in Edge.text(&g) } },
+            optList: maybe { g in (0..<Int.random(in: 0...3, using: &g)).map { _ in Sample.text(&g) } },
             optDict: maybe { Edge.dictionary(&$0) { Double(Int32.random(in: .min ... .max, using: &$0)) / 8 } })
     }
 }
 
-/// Edge values of every kind, drawn from a seeded generator.
+/// Edge values of the kinds the reliability suite's `Sample` does not draw, from a seeded generator; the others come
+/// from `Sample`'s generators.
 enum Edge {
     static func pick<T>(_ values: [T], _ generator: inout SplitMix64) -> T {
         values[Int.random(in: 0..<values.count, using: &generator)]
@@ -356,99 +358,6 @@ enum Edge {
     /// A URL known to parse (a file URL of the text otherwise, which no comparison would take for it).
     static func url(_ text: String) -> URL {
         URL(string: text) ?? URL(fileURLWithPath: "/unparsable/" + text)
-    }
-
-    static func integer<T: FixedWidthInteger>(_ type: T.Type, _ generator: inout SplitMix64) -> T {
-        switch Int.random(in: 0..<8, using: &generator) {
-        case 0: return .min
-        case 1: return .max
-        case 2: return 0
-        case 3: return T.min == 0 ? 1 : -1
-        case 4: return .max - 1
-        default: return T.random(in: .min ... .max, using: &generator)
-        }
-    }
-
-    static func double(_ generator: inout SplitMix64) -> Double {
-        let specials: [Double] = [
-            .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-            .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .ulpOfOne, .pi,
-            9_007_199_254_740_992, 1e-300,
-        ]
-        if Int.random(in: 0..<3, using: &generator) == 0 {
-            return specials[Int.random(in: 0..<specials.count, using: &generator)]
-        }
-        var value = Double(bitPattern: generator.next())
-        while value.isNaN { value = Double(bitPattern: generator.next()) }
-        return value
-    }
-
-    static func float(_ generator: inout SplitMix64) -> Float {
-        let specials: [Float] = [
-            .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-            .leastNonzeroMagnitude, .leastNormalMagnitude,
-        ]
-        if Int.random(in: 0..<3, using: &generator) == 0 {
-            return specials[Int.random(in: 0..<specials.count, using: &generator)]
-        }
-        var value = Float(bitPattern: UInt32(truncatingIfNeeded: generator.next()))
-        while value.isNaN { value = Float(bitPattern: UInt32(truncatingIfNeeded: generator.next())) }
-        return value
-    }
-
-    static let scalarRanges: [ClosedRange<UInt32>] = [
-        0x00...0x7F, 0xA0...0x24F, 0x300...0x36F, 0x590...0x6FF, 0x4E00...0x4FFF, 0x1F300...0x1F64F, 0xFFF0...0xFFFD,
-        0x10000...0x1007F,
-    ]
-
-    static func text(_ generator: inout SplitMix64) -> String {
-        switch Int.random(in: 0..<100, using: &generator) {
-        case 0..<8: return ""
-        case 8..<12: return "' OR 1=1 --"
-        case 12..<15: return "a\u{0}b\u{0}"
-        case 15..<18: return "👩‍👩‍👧‍👦🏳️‍🌈 e\u{301} 🇫🇷"
-        case 18: return String(repeating: "ü😀x", count: Int.random(in: 3_000...9_000, using: &generator))
-        case 19: return "{\"not\": \"json\"}"
-        default:
-            var scalars = String.UnicodeScalarView()
-            for _ in 0..<Int.random(in: 1...30, using: &generator) {
-                let range = scalarRanges[Int.random(in: 0..<scalarRanges.count, using: &generator)]
-                if let scalar = Unicode.Scalar(UInt32.random(in: range, using: &generator)) {
-                    scalars.append(scalar)
-                }
-            }
-            return String(scalars)
-        }
-    }
-
-    static func data(_ generator: inout SplitMix64) -> Data {
-        switch Int.random(in: 0..<100, using: &generator) {
-        case 0..<10: return Data()
-        case 10:
-            return Data((0..<Int.random(in: 10_000...40_000, using: &generator)).map { UInt8(truncatingIfNeeded: $0) })
-        case 11..<14: return Data([0x00])
-        default:
-            return Data(
-                (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator)
-                })
-        }
-    }
-
-    /// A date between years 0001 and 9999, at a whole millisecond.
-    static func date(_ generator: inout SplitMix64) -> Date {
-        let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &generator)
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-    }
-
-    static func millisecondDate(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
-    }
-
-    static func uuid(_ generator: inout SplitMix64) -> UUID {
-        let b = withUnsafeBytes(of: (generator.next(), generator.next())) { Array($0) }
-        return UUID(
-            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
-        )
     }
 
     static let urls: [URL] = [
@@ -478,8 +387,8 @@ enum Edge {
         GPoint(
             x: Double(Int64.random(in: .min ... .max, using: &generator)) / 3,
             y: Bool.random(using: &generator) ? nil : -.greatestFiniteMagnitude,
-            label: text(&generator),
-            tags: (0..<Int.random(in: 0...3, using: &generator)).map { _ in text(&generator) })
+            label: Sample.text(&generator, allowHuge: false),
+            tags: (0..<Int.random(in: 0...3, using: &generator)).map { _ in Sample.text(&generator, allowHuge: false) })
     }
 
     static func dictionary<Value>(
@@ -487,7 +396,7 @@ enum Edge {
     ) -> [String: Value] {
         var result: [String: Value] = [:]
         for _ in 0..<Int.random(in: 0...4, using: &generator) {
-            result[text(&generator)] = value(&generator)
+            result[Sample.text(&generator, allowHuge: false)] = value(&generator)
         }
         return result
     }

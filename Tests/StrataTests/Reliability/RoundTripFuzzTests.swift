@@ -122,19 +122,19 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-private struct Leaf: Codable, Equatable {
+struct Leaf: Codable, Equatable {
     var name: String?
     var values: [Int?]
     var ratio: Double?
 }
 
-private struct Inner: Codable, Equatable {
+struct Inner: Codable, Equatable {
     var label: String
     var child: Leaf?
     var flags: [Bool]
 }
 
-private struct Sample: Model, Equatable {
+struct Sample: Model, Equatable {
     static let tableName = "sample"
 
     var id: Int64?
@@ -239,7 +239,8 @@ private struct Sample: Model, Equatable {
     static func double(_ generator: inout SplitMix64) -> Double {
         let specials: [Double] = [
             .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-            .leastNonzeroMagnitude, .leastNormalMagnitude, .ulpOfOne, .pi, 1e-300, 9_007_199_254_740_992,
+            .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .ulpOfOne, .pi, 1e-300,
+            9_007_199_254_740_992,
         ]
         if Int.random(in: 0..<3, using: &generator) == 0 {
             return specials[Int.random(in: 0..<specials.count, using: &generator)]
@@ -251,7 +252,8 @@ private struct Sample: Model, Equatable {
 
     static func float(_ generator: inout SplitMix64) -> Float {
         let specials: [Float] = [
-            .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, .leastNonzeroMagnitude, .leastNormalMagnitude,
+            .infinity, -.infinity, 0, -0.0, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude,
+            .leastNormalMagnitude,
         ]
         if Int.random(in: 0..<3, using: &generator) == 0 {
             return specials[Int.random(in: 0..<specials.count, using: &generator)]
@@ -274,6 +276,7 @@ private struct Sample: Model, Equatable {
         case 15..<18: return "👩‍👩‍👧‍👦🏳️‍🌈 e\u{301} 🇫🇷"
         case 18 where allowHuge:
             return String(repeating: "ü😀x", count: Int.random(in: 30_000...90_000, using: &generator))
+        case 19: return "{\"not\": \"json\"}"
         default:
             var scalars = String.UnicodeScalarView()
             for _ in 0..<Int.random(in: 1...40, using: &generator) {
@@ -292,6 +295,7 @@ private struct Sample: Model, Equatable {
         case 10:
             return Data(
                 (0..<Int.random(in: 262_144...600_000, using: &generator)).map { UInt8(truncatingIfNeeded: $0) })
+        case 11..<14: return Data([0x00])
         default:
             return Data(
                 (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator)
