@@ -9,44 +9,22 @@ import Testing
 /// conformance, and both must give the same value or the same error. The generated reader must also agree with
 /// the matrix's oracle.
 @Suite("Generated records: decode matrix, generated vs Codable")
-struct GeneratedMatrixTests {
+struct GeneratedMatrixTests: DecodeMatrixCheck {
     @Test(
         "Every storage class read as every type gives the same value or error both ways",
         arguments: StoredCase.all, SwiftType.allCases)
     func cell(stored: StoredCase, type: SwiftType) throws {
-        switch type {
-        case .bool: try check(Bool.self, stored, expected: stored.asBool)
-        case .int: try check(Int.self, stored, expected: stored.asInteger(Int.self))
-        case .int8: try check(Int8.self, stored, expected: stored.asInteger(Int8.self))
-        case .int16: try check(Int16.self, stored, expected: stored.asInteger(Int16.self))
-        case .int32: try check(Int32.self, stored, expected: stored.asInteger(Int32.self))
-        case .int64: try check(Int64.self, stored, expected: stored.asInteger(Int64.self))
-        case .uint: try check(UInt.self, stored, expected: stored.asInteger(UInt.self))
-        case .uint8: try check(UInt8.self, stored, expected: stored.asInteger(UInt8.self))
-        case .uint16: try check(UInt16.self, stored, expected: stored.asInteger(UInt16.self))
-        case .uint32: try check(UInt32.self, stored, expected: stored.asInteger(UInt32.self))
-        case .uint64: try check(UInt64.self, stored, expected: stored.asInteger(UInt64.self))
-        case .float: try check(Float.self, stored, expected: stored.asFloat)
-        case .double: try check(Double.self, stored, expected: stored.asDouble)
-        case .string: try check(String.self, stored, expected: stored.asString)
-        case .data: try check(Data.self, stored, expected: stored.asData)
-        case .bytes: try check([UInt8].self, stored, expected: stored.asBytes)
-        case .date: try check(Date.self, stored, expected: stored.asDate) { abs($0.timeIntervalSince($1)) < 1e-6 }
-        case .uuid: try check(UUID.self, stored, expected: stored.asUUID)
-        case .url: try check(URL.self, stored, expected: stored.asURL)
-        case .decimal: try check(Decimal.self, stored, expected: stored.asDecimal)
-        case .databaseValue: try check(DatabaseValue.self, stored, expected: stored.asDatabaseValue)
-        }
+        try type.check(stored, with: self)
     }
 
-    private func check<T: Codable & Equatable>(
-        _ type: T.Type, _ stored: StoredCase, expected: T?, oracle: (T, T) -> Bool = { $0 == $1 }
+    func check<T: DatabaseValueConvertible & Codable & Equatable>(
+        _ type: T.Type, _ stored: StoredCase, expected: T?, typeName: String, same oracle: (T, T) -> Bool
     ) throws {
         let db = try makeDatabase()
         let sql = "SELECT \(stored.sql) AS v"
         let statement = try db.prepare(query: sql)
         let row = try #require(try statement.next())
-        let label = "\(stored.name) as \(T.self)"
+        let label = "\(stored.name) as \(typeName)"
 
         // { var v: T }: the generated reader (twice, around the Codable read of the same row) and init(from:).
         let generated = outcome { try RowDecoder().decode(GBox<T>.self, from: row).v }

@@ -10,34 +10,12 @@ import Testing
 /// expected value, a failure must be a thrown error naming the column, the stored type and the
 /// requested type. Nothing may trap.
 @Suite("Reliability: decode matrix")
-struct DecodeMatrixTests {
+struct DecodeMatrixTests: DecodeMatrixCheck {
     @Test(
         "Every storage class read as every type gives the exact value or a descriptive error",
         arguments: StoredCase.all, SwiftType.allCases)
     func cell(stored: StoredCase, type: SwiftType) throws {
-        switch type {
-        case .bool: try check(Bool.self, stored, expected: stored.asBool)
-        case .int: try check(Int.self, stored, expected: stored.asInteger(Int.self))
-        case .int8: try check(Int8.self, stored, expected: stored.asInteger(Int8.self))
-        case .int16: try check(Int16.self, stored, expected: stored.asInteger(Int16.self))
-        case .int32: try check(Int32.self, stored, expected: stored.asInteger(Int32.self))
-        case .int64: try check(Int64.self, stored, expected: stored.asInteger(Int64.self))
-        case .uint: try check(UInt.self, stored, expected: stored.asInteger(UInt.self))
-        case .uint8: try check(UInt8.self, stored, expected: stored.asInteger(UInt8.self))
-        case .uint16: try check(UInt16.self, stored, expected: stored.asInteger(UInt16.self))
-        case .uint32: try check(UInt32.self, stored, expected: stored.asInteger(UInt32.self))
-        case .uint64: try check(UInt64.self, stored, expected: stored.asInteger(UInt64.self))
-        case .float: try check(Float.self, stored, expected: stored.asFloat)
-        case .double: try check(Double.self, stored, expected: stored.asDouble)
-        case .string: try check(String.self, stored, expected: stored.asString)
-        case .data: try check(Data.self, stored, expected: stored.asData)
-        case .bytes: try check([UInt8].self, stored, expected: stored.asBytes, typeName: "Array<UInt8>")
-        case .date: try check(Date.self, stored, expected: stored.asDate) { abs($0.timeIntervalSince($1)) < 1e-6 }
-        case .uuid: try check(UUID.self, stored, expected: stored.asUUID)
-        case .url: try check(URL.self, stored, expected: stored.asURL)
-        case .decimal: try check(Decimal.self, stored, expected: stored.asDecimal)
-        case .databaseValue: try check(DatabaseValue.self, stored, expected: stored.asDatabaseValue)
-        }
+        try type.check(stored, with: self)
     }
 
     @Test("Binding NaN throws instead of storing NULL")
@@ -77,14 +55,12 @@ struct DecodeMatrixTests {
 
     // MARK: The four reads of one cell
 
-    private func check<T: DatabaseValueConvertible & Codable & Equatable>(
-        _ type: T.Type, _ stored: StoredCase, expected: T?, typeName: String? = nil,
-        same: (T, T) -> Bool = { $0 == $1 }
+    func check<T: DatabaseValueConvertible & Codable & Equatable>(
+        _ type: T.Type, _ stored: StoredCase, expected: T?, typeName: String, same: (T, T) -> Bool
     ) throws {
         let db = try makeDatabase()
         let statement = try db.prepare(query: "SELECT \(stored.sql) AS v")
         let row = try #require(try statement.next())
-        let typeName = typeName ?? "\(T.self)"
         let label = "\(stored.name) as \(typeName)"
 
         // 1. row["v"] as T
@@ -169,6 +145,46 @@ enum SwiftType: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64
     case float, double, string, data, bytes, date, uuid, url, decimal, databaseValue
     var testDescription: String { rawValue }
+
+    /// Runs `checker` for this type on `stored`, with the value the oracle expects (nil: an error), the name errors
+    /// give the type, and how two values compare.
+    func check(_ stored: StoredCase, with checker: some DecodeMatrixCheck) throws {
+        func run<T: DatabaseValueConvertible & Codable & Equatable>(
+            _ type: T.Type, _ expected: T?, typeName: String = "\(T.self)", same: (T, T) -> Bool = { $0 == $1 }
+        ) throws {
+            try checker.check(T.self, stored, expected: expected, typeName: typeName, same: same)
+        }
+        switch self {
+        case .bool: try run(Bool.self, stored.asBool)
+        case .int: try run(Int.self, stored.asInteger(Int.self))
+        case .int8: try run(Int8.self, stored.asInteger(Int8.self))
+        case .int16: try run(Int16.self, stored.asInteger(Int16.self))
+        case .int32: try run(Int32.self, stored.asInteger(Int32.self))
+        case .int64: try run(Int64.self, stored.asInteger(Int64.self))
+        case .uint: try run(UInt.self, stored.asInteger(UInt.self))
+        case .uint8: try run(UInt8.self, stored.asInteger(UInt8.self))
+        case .uint16: try run(UInt16.self, stored.asInteger(UInt16.self))
+        case .uint32: try run(UInt32.self, stored.asInteger(UInt32.self))
+        case .uint64: try run(UInt64.self, stored.asInteger(UInt64.self))
+        case .float: try run(Float.self, stored.asFloat)
+        case .double: try run(Double.self, stored.asDouble)
+        case .string: try run(String.self, stored.asString)
+        case .data: try run(Data.self, stored.asData)
+        case .bytes: try run([UInt8].self, stored.asBytes, typeName: "Array<UInt8>")
+        case .date: try run(Date.self, stored.asDate) { abs($0.timeIntervalSince($1)) < 1e-6 }
+        case .uuid: try run(UUID.self, stored.asUUID)
+        case .url: try run(URL.self, stored.asURL)
+        case .decimal: try run(Decimal.self, stored.asDecimal)
+        case .databaseValue: try run(DatabaseValue.self, stored.asDatabaseValue)
+        }
+    }
+}
+
+/// The reads of one cell of the matrix, for one Swift type: `SwiftType.check(_:with:)` calls it with the oracle's
+/// expectation.
+protocol DecodeMatrixCheck {
+    func check<T: DatabaseValueConvertible & Codable & Equatable>(
+        _ type: T.Type, _ stored: StoredCase, expected: T?, typeName: String, same: (T, T) -> Bool) throws
 }
 
 /// A value as SQLite stores it, with the SQL expression that produces it.
