@@ -232,6 +232,7 @@ extension RowDecoding {
     }
 
     /// The current row for `R`, the columns of its keys looked up if this statement has not looked them up for it.
+    @inline(__always)
     private func preparedRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
         reader.cache.prepareColumns(
             for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
