@@ -140,28 +140,21 @@ extension Database {
     func collect<Context, T>(
         statement: Statement, context: (Statement) -> Context, decode: (Context) throws -> T
     ) throws -> [T] {
-        statement.isLeased = true
-        defer {
-            statement.isLeased = false
-            statement.reset()
+        try runLeased(statement) { statement in
+            let context = context(statement)
+            var results: [T] = []
+            while try statement.advance() {
+                results.append(try decode(context))
+            }
+            return results
         }
-        let context = context(statement)
-        var results: [T] = []
-        while try statement.advance() {
-            results.append(try decode(context))
-        }
-        return results
     }
 
     func first<T>(query: String, parameters: QueryParameters, decode: (Statement) throws -> T) throws -> T? {
-        let statement = try prepared(query: query, parameters: parameters)
-        statement.isLeased = true
-        defer {
-            statement.isLeased = false
-            statement.reset()
+        try runLeased(try prepared(query: query, parameters: parameters)) { statement in
+            guard try statement.next() != nil else { return nil }
+            return try decode(statement)
         }
-        guard try statement.next() != nil else { return nil }
-        return try decode(statement)
     }
 }
 

@@ -209,6 +209,9 @@ extension Database {
     }
 
     /// Runs `body` with `statement` marked in use (a nested fetch of the same SQL prepares its own), then resets it.
+    ///
+    /// Inlinable and always inlined: the fetches that run rows through it are specialized for their row type.
+    @inlinable @inline(__always)
     func runLeased<Result>(_ statement: Statement, _ body: (Statement) throws -> Result) throws -> Result {
         statement.isLeased = true
         defer {

@@ -29,14 +29,11 @@ extension Database {
     @inlinable
     public func find<T: GeneratedRecord>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
         let (statement, decoding) = try tableSQL(for: T.self).finder(for: T.self, in: self)
-        statement.isLeased = true
-        defer {
-            statement.isLeased = false
-            statement.reset()
+        return try runLeased(statement) { statement in
+            try statement.bind(value: id, at: 1)
+            guard try statement.advance() else { return nil }
+            return try T(row: decoding.recordRow(T.self))
         }
-        try statement.bind(value: id, at: 1)
-        guard try statement.advance() else { return nil }
-        return try T(row: decoding.recordRow(T.self))
     }
 }
 

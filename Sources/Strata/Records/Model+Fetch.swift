@@ -7,14 +7,11 @@ extension Database {
     /// ```
     public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
         let (statement, decoding) = try tableSQL(for: T.self).finder(for: T.self, in: self)
-        statement.isLeased = true
-        defer {
-            statement.isLeased = false
-            statement.reset()
+        return try runLeased(statement) { statement in
+            try statement.bind(value: id, at: 1)
+            guard try statement.advance() else { return nil }
+            return try decoding.decodeRow(T.self)
         }
-        try statement.bind(value: id, at: 1)
-        guard try statement.next() != nil else { return nil }
-        return try decoding.decodeRow(T.self)
     }
 
     /// Every model of `type`, in primary key order.
