@@ -32,6 +32,9 @@ final class CodingCache {
     /// Whether the keys of the prepared record type name every parameter of the statement (see
     /// ``prepareParameters(for:mapping:statement:)``).
     @exclusivity(unchecked) private(set) var recordKeysBindEveryParameter = false
+    /// The number of keys of the prepared record type when the n-th key is the statement's n-th parameter, the only
+    /// one of its name, and the keys name every parameter; 0 otherwise. Such keys bind by index.
+    @exclusivity(unchecked) private(set) var recordKeysInParameterOrder = 0
 
     /// Per parameter index, the encode pass that last bound it; see `beginEncoding()`.
     @exclusivity(unchecked) private var boundStamps: [UInt32]
@@ -132,6 +135,7 @@ final class CodingCache {
             parameterSlots.removeAll(keepingCapacity: true)
             parametersRecordType = nil
             recordKeysBindEveryParameter = false
+            recordKeysInParameterOrder = 0
             parameterTag = tag
         }
         stamp &+= 1
@@ -157,6 +161,7 @@ final class CodingCache {
     {
         parametersRecordType = nil
         recordKeysBindEveryParameter = false
+        recordKeysInParameterOrder = 0
         let indexes = (try? statement.parameterIndexes(for: mapping.name(for: key))) ?? []
         let target = ParameterTarget(position: position, index: indexes.first ?? 0, hasOthers: indexes.count > 1)
         let slot = ParameterSlot(key: key, target: target, others: Array(indexes.dropFirst()))
@@ -235,6 +240,11 @@ extension CodingCache {
             named.formUnion(slot.others)
         }
         recordKeysBindEveryParameter = named.count == boundStamps.count - 1
+        let inOrder = parameterSlots.prefix(keys.count).enumerated().allSatisfy { offset, slot in
+            slot.target.index == offset + 1 && !slot.target.hasOthers
+        }
+        recordKeysInParameterOrder =
+            inOrder && parameterSlots.count >= keys.count && keys.count == boundStamps.count - 1 ? keys.count : 0
         parametersRecordType = identifier
     }
 

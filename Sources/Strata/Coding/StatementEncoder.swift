@@ -215,15 +215,9 @@ final class ParameterWriter {
         } else {
             try value.encode(to: encoder)
         }
+        if forRecord { return try endRecordPass() }
         if let deferredError { throw deferredError }
         let unbound = tracksBound ? cache.unboundParameters() : []
-        if forRecord {
-            for index in unbound {
-                try statement.bindNull(at: index)
-                if index == watchedParameter { watchedWasNull = true }
-            }
-            return
-        }
         guard unbound.isEmpty else {
             let names = unbound.map { index in
                 statement.parameterIndexes().first { $0.value.contains(index) }.map { ":" + $0.key } ?? "?\(index)"
@@ -285,6 +279,17 @@ final class ParameterWriter {
             return nil
         }
         return target
+    }
+
+    /// Ends a record's pass: throws the first failure a container could not throw, and binds NULL to the parameters
+    /// no key bound (a custom `encode(to:)` may leave out nil values).
+    func endRecordPass() throws {
+        if let deferredError { throw deferredError }
+        guard tracksBound else { return }
+        for index in cache.unboundParameters() {
+            try statement.bindNull(at: index)
+            if index == watchedParameter { watchedWasNull = true }
+        }
     }
 
     /// Binds `target` through `bind` (and any other parameter of the same name) and records it as bound.

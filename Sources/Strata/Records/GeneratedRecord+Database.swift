@@ -38,31 +38,98 @@ extension Database {
 }
 
 // The writes of a generated record, whose generated writer is called here, in code specialized for it, on the
-// value where it is: generic code would copy it first.
+// value where it is: generic code would copy it first. A model with a key takes a lean pass (`writeGenerated`); a
+// nil key, whose row is read back through `RETURNING`, takes the path of every model.
 
 extension Database {
     /// Inserts `model` through its generated writer, as `insert(_:)` of any model does.
     @inlinable
     public func insert<T: GeneratedRecord>(_ model: inout T) throws {
-        try insert(&model, bind: { try $0.encode(to: $1) })
+        if try !insertGenerated(model, bind: { try $0.encode(to: $1) }) {
+            try insert(&model, bind: { try $0.encode(to: $1) })
+        }
     }
 
     /// Inserts `model` through its generated writer, leaving a nil primary key for SQLite to assign.
     @inlinable
     public func insert<T: GeneratedRecord>(_ model: T) throws {
-        var copy = model
-        try insert(&copy, bind: { try $0.encode(to: $1) })
+        if try !insertGenerated(model, bind: { try $0.encode(to: $1) }) {
+            var copy = model
+            try insert(&copy, bind: { try $0.encode(to: $1) })
+        }
     }
 
     /// Updates the row of `model` through its generated writer.
     @inlinable
     public func update<T: GeneratedRecord>(_ model: T) throws {
-        try update(model, bind: { try $0.encode(to: $1) })
+        if try !updateGenerated(model, bind: { try $0.encode(to: $1) }) {
+            try update(model, bind: { try $0.encode(to: $1) })
+        }
     }
 
     /// Inserts or updates `model` through its generated writer.
     @inlinable
     public func upsert<T: GeneratedRecord>(_ model: inout T) throws {
-        try upsert(&model, bind: { try $0.encode(to: $1) })
+        if try !upsertGenerated(model, bind: { try $0.encode(to: $1) }) {
+            try upsert(&model, bind: { try $0.encode(to: $1) })
+        }
+    }
+}
+
+extension Database {
+    /// The lean `insert` of a model with a key; false, with nothing written, when `insert(_:bind:)` must run instead.
+    @usableFromInline
+    func insertGenerated<T: GeneratedRecord>(_ model: T, bind: GeneratedBinding<T>) throws -> Bool {
+        guard let statement = try writeGenerated(model, .insert, bind: bind) else { return false }
+        try checkInserted(T.self, by: statement)
+        return true
+    }
+
+    /// The lean `update`; false, with nothing written, when `update(_:bind:)` must run instead.
+    @usableFromInline
+    func updateGenerated<T: GeneratedRecord>(_ model: T, bind: GeneratedBinding<T>) throws -> Bool {
+        guard let statement = try writeGenerated(model, .update, bind: bind) else { return false }
+        try checkUpdated(T.self, by: statement)
+        return true
+    }
+
+    /// The lean `upsert` of a model with a key; false, with nothing written, when `upsert(_:bind:)` must run instead.
+    @usableFromInline
+    func upsertGenerated<T: GeneratedRecord>(_ model: T, bind: GeneratedBinding<T>) throws -> Bool {
+        try writeGenerated(model, .upsert, bind: bind) != nil
+    }
+
+    /// Binds `model` into its type's `kind` statement through its generated writer and runs it: the pass of
+    /// `encodeRecord` without its set-up, on the statement, writer and parameter slots the type's `RecordSQL` keeps.
+    ///
+    /// - Returns: The statement that ran; nil, with nothing run, when the write must take the path of every model:
+    ///   a nil primary key (this one's, or the last write's of the type, so that a batch of new models binds once
+    ///   each), or a key the statement has no parameter for.
+    func writeGenerated<T: GeneratedRecord>(
+        _ model: T, _ kind: RecordSQL.Kind, bind: GeneratedBinding<T>
+    ) throws -> Statement? {
+        let record = try recordSQL(for: T.self)
+        let watched = kind == .update ? 0 : record.insertPrimaryKeyParameter
+        if watched != 0, record.lastKeyWasNil { return nil }
+        let writer = try record.generatedWriter(kind, in: self)
+        let statement = writer.statement
+        // A value whose conversion writes a model of this type gets a statement of its own.
+        statement.isLeased = true
+        defer { statement.isLeased = false }
+        statement.prepareForBinding(clearing: false)
+        writer.begin(watching: watched, forRecord: true)
+        writer.cache.beginEncoding(mapping: writer.mapping)
+        try bind(model, writer.recordParameters(for: T.self))
+        try writer.endRecordPass()
+        guard writer.skippedKeys.isEmpty else { return nil }
+        if !writer.preciseDecimalParameters.isEmpty {
+            try checkDecimalColumns(writer.preciseDecimalParameters, of: statement, record, T.self)
+        }
+        if writer.watchedWasNull {
+            record.lastKeyWasNil = true
+            return nil
+        }
+        try statement.perform()
+        return statement
     }
 }

@@ -116,6 +116,23 @@ public struct RecordRow {
 /// nil binds NULL, nested values bind JSON, errors name the parameter.
 public struct RecordParameters {
     let writer: ParameterWriter
+    /// Binds by index when the keys are the statement's parameters in order (`recordKeysInParameterOrder` of the
+    /// coding cache, here `indexedKeys`): key `n` binds parameter `n + 1`, with no look-up or bookkeeping, and falls
+    /// back to the writer's bind for what that one treats apart.
+    let binder: IndexBinder?
+    let indexedKeys: Int
+
+    init(writer: ParameterWriter) {
+        self.writer = writer
+        indexedKeys = writer.cache.recordKeysInParameterOrder
+        binder = indexedKeys > 0 ? IndexBinder(handle: writer.statement.handle) : nil
+    }
+
+    /// The parameter index of the `key`-th key when it binds by index.
+    @inline(__always)
+    private func index(_ key: Int) -> Int32? {
+        UInt(bitPattern: key) < UInt(indexedKeys) ? Int32(truncatingIfNeeded: key + 1) : nil
+    }
 
     /// The parameter of the `key`-th key, nil when the statement has none (a record notes the key).
     @inline(__always)
@@ -132,10 +149,12 @@ public struct RecordParameters {
 
     public func encode(_ value: Bool, _ key: Int) throws { try integer(value ? 1 : 0, key) }
     public func encode(_ value: String, _ key: Int) throws {
+        if let binder, let index = index(key), binder.bind(value, at: index) { return }
         guard let target = target(key) else { return }
         try writer.bindText(value, target, key: codingKey(key))
     }
     public func encode(_ value: Double, _ key: Int) throws {
+        if let binder, let index = index(key), binder.bind(value, at: index) { return }
         guard let target = target(key) else { return }
         try writer.bindReal(value, target, key: codingKey(key))
     }
@@ -152,6 +171,7 @@ public struct RecordParameters {
     public func encode(_ value: UInt64, _ key: Int) throws { try encodeValue(value, key) }
     // Data and Date bind as the generic path binds them, in code specialized for them.
     public func encode(_ value: Data, _ key: Int) throws {
+        if let binder, let index = index(key), binder.bind(value, at: index) { return }
         guard let target = target(key) else { return }
         try writer.bindBlob(value, target, key: codingKey(key))
     }
@@ -184,6 +204,7 @@ public struct RecordParameters {
 
     @inline(__always)
     private func integer(_ value: Int64, _ key: Int) throws {
+        if let binder, let index = index(key), binder.bind(value, at: index) { return }
         guard let target = target(key) else { return }
         try writer.bindInteger(value, target, key: codingKey(key))
     }
@@ -244,12 +265,21 @@ extension ParameterWriter {
     /// Binds `value` through `R`'s generated writer; `R` is `T`, found by casting `T.self`. `bind`, when given,
     /// is that writer called from code specialized for `T`.
     func encodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, _ value: T, bind: GeneratedBinding<T>?) throws {
-        cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
-        tracksBound = !cache.recordKeysBindEveryParameter
-        let parameters = RecordParameters(writer: self)
+        let parameters = recordParameters(for: R.self)
         if let bind { return try bind(value, parameters) }
         // Generic code copies the value here (retaining its strings and data), which `bind` avoids.
         try unsafeBitCast(value, to: R.self).encode(to: parameters)
+    }
+}
+
+extension ParameterWriter {
+    /// The parameters `R`'s generated writer binds on this pass, the statement's parameters of its keys looked up if
+    /// this statement has not looked them up for it.
+    @inline(__always)
+    func recordParameters<R: GeneratedRecord>(for type: R.Type) -> RecordParameters {
+        cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
+        tracksBound = !cache.recordKeysBindEveryParameter
+        return RecordParameters(writer: self)
     }
 }
 

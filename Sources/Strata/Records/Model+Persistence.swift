@@ -25,9 +25,14 @@ extension Database {
     /// `insert(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
     @usableFromInline
     func insert<T: Model>(_ model: inout T, bind: GeneratedBinding<T>?) throws {
-        if let statement = try write(&model, .insert, returning: .insertReturning, bind: bind), try changes == 0 {
-            throw Self.notInserted(T.self, sql: statement.sql)
+        if let statement = try write(&model, .insert, returning: .insertReturning, bind: bind) {
+            try checkInserted(T.self, by: statement)
         }
+    }
+
+    /// Throws when the plain `INSERT` of a `T` that just ran inserted nothing.
+    func checkInserted<T: Model>(_ type: T.Type, by statement: Statement) throws {
+        if try changes == 0 { throw Self.notInserted(T.self, sql: statement.sql) }
     }
 
     /// Inserts `model`, leaving a nil primary key for SQLite to assign. Use ``insert(_:)`` with
@@ -49,6 +54,11 @@ extension Database {
     func update<T: Model>(_ model: T, bind: GeneratedBinding<T>?) throws {
         let (statement, _, _) = try encodeRecord(model, statement: .update, bind: bind)
         try statement.perform()
+        try checkUpdated(T.self, by: statement)
+    }
+
+    /// Throws when the `UPDATE` of a `T` that just ran found no row with its key.
+    func checkUpdated<T: Model>(_ type: T.Type, by statement: Statement) throws {
         guard try changes > 0 else {
             throw DatabaseError(
                 code: .recordNotFound,

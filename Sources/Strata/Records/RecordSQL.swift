@@ -29,6 +29,8 @@ final class RecordSQL {
     /// Prepared statements by `Kind`, made on first use, and the encoding of each one's last pass.
     @exclusivity(unchecked) private var prepared = [Statement?](repeating: nil, count: Kind.allCases.count)
     @exclusivity(unchecked) private var encodings = [StatementEncoding?](repeating: nil, count: Kind.allCases.count)
+    @exclusivity(unchecked) private var generatedWriters = [ParameterWriter?](
+        repeating: nil, count: Kind.allCases.count)
 
     func sql(_ kind: Kind) -> String {
         switch kind {
@@ -53,6 +55,23 @@ final class RecordSQL {
             prepared[kind.rawValue] = statement
         }
         return statement
+    }
+
+    /// The writer of a generated record's pass over the `kind` statement (see `Database.writeGenerated`): the one kept
+    /// from the last pass while its statement is free and the database's strategies are the same, otherwise a new
+    /// one, kept when its statement is the cached one.
+    @inline(__always)
+    func generatedWriter(_ kind: Kind, in database: Database) throws -> ParameterWriter {
+        let strategies = database.strategies
+        if let writer = generatedWriters[kind.rawValue], !writer.statement.isLeased, writer.strategies == strategies {
+            return writer
+        }
+        let statement = try statement(kind, in: database)
+        // Parameters are named after the coding keys, as for the Codable pass of `encodeRecord`.
+        let writer = ParameterWriter(
+            statement: statement, mapping: .useDefaultKeys, strategies: strategies, userInfo: [:])
+        if prepared[kind.rawValue] === statement { generatedWriters[kind.rawValue] = writer }
+        return writer
     }
 
     /// The encoding of the last pass over `statement`, when it is the cached statement of `kind`.
@@ -242,6 +261,13 @@ extension Database {
         let collector = KeyCollector()
         try instance.encode(to: collector)
         return try cacheRecordSQL(for: T.self, keys: collector.keys)
+    }
+
+    /// The SQL for a generated record type, built from its keys and cached on the connection.
+    @inline(__always)
+    func recordSQL<T: GeneratedRecord>(for type: T.Type) throws -> RecordSQL {
+        if let sql = recordSQLCache.value(for: T.self) { return sql }
+        return try cacheRecordSQL(for: T.self, keys: T.recordKeys)
     }
 
     /// Builds and caches the SQL of `T` for `keys`, replacing what was cached.

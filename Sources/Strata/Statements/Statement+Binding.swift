@@ -192,3 +192,40 @@ extension Statement {
         throw DatabaseError.sqlite(result, connection: connection.handle, sql: sql)
     }
 }
+
+/// Binds by index with none of the checked binds' bookkeeping, for a generated record whose keys are its statement's
+/// parameters in order (see ``RecordParameters``). Each bind returns false when the checked bind must run instead:
+/// SQLite refused the value, or the value is one the checked bind treats apart (NaN, an empty string or blob), so
+/// that what is bound, and every error, is the checked bind's.
+struct IndexBinder {
+    let handle: OpaquePointer
+
+    @inline(__always)
+    func bind(_ value: Int64, at index: Int32) -> Bool {
+        sqlite3_bind_int64(handle, index, value) == SQLITE_OK
+    }
+
+    @inline(__always)
+    func bind(_ value: Double, at index: Int32) -> Bool {
+        !value.isNaN && sqlite3_bind_double(handle, index, value) == SQLITE_OK
+    }
+
+    @inline(__always)
+    func bind(_ value: String, at index: Int32) -> Bool {
+        var value = value
+        return value.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+            let text = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+            return sqlite3_bind_text64(
+                handle, index, text, UInt64(bytes.count), strata_sqlite_transient(), UInt8(SQLITE_UTF8)) == SQLITE_OK
+        }
+    }
+
+    @inline(__always)
+    func bind(_ value: Data, at index: Int32) -> Bool {
+        value.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
+            return sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), strata_sqlite_transient()) == SQLITE_OK
+        }
+    }
+}
