@@ -95,7 +95,7 @@ public struct RowDecoder: Sendable {
 /// keyed container it made for the first row.
 @usableFromInline
 final class RowDecoding: Decoder {
-    let reader: RowReader
+    @usableFromInline let reader: RowReader
     @exclusivity(unchecked) private var containers = ContainerCache()
     /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
     @exclusivity(unchecked) private var lastType: ObjectIdentifier?
@@ -112,6 +112,8 @@ final class RowDecoding: Decoder {
     @usableFromInline var codingPath: [any CodingKey] { reader.codingPath }
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
     var strategies: ValueStrategies { reader.strategies }
+    /// The statement whose rows this decodes.
+    @inlinable var statement: Statement { reader.statement }
 
     /// Decodes the statement's current row; the caller has checked that it is current.
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
@@ -167,8 +169,9 @@ final class RowDecoding: Decoder {
 
 /// What the containers of one statement's rows read through: the statement, the key-to-column
 /// cache and the strategies.
+@usableFromInline
 final class RowReader {
-    let statement: Statement
+    @usableFromInline let statement: Statement
     let cache: CodingCache
     let mapping: KeyMapping
     let strategies: ValueStrategies

@@ -28,9 +28,9 @@ extension Database {
     /// The model of `type` whose primary key is `id`, read by its generated reader, or nil.
     @inlinable
     public func find<T: GeneratedRecord>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
-        let (statement, decoding) = try tableSQL(for: T.self).finder(for: T.self, in: self)
-        return try runLeased(statement) { statement in
-            try statement.bind(value: id, at: 1)
+        let decoding = try finder(for: T.self)
+        return try runLeased(decoding.statement) { statement in
+            try statement.bindKey(id)
             guard try statement.advance() else { return nil }
             return try T(row: decoding.recordRow(T.self))
         }

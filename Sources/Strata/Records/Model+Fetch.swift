@@ -6,8 +6,8 @@ extension Database {
     /// let user = try db.find(User.self, id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
     /// ```
     public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) throws -> T? {
-        let (statement, decoding) = try tableSQL(for: T.self).finder(for: T.self, in: self)
-        return try runLeased(statement) { statement in
+        let decoding = try finder(for: T.self)
+        return try runLeased(decoding.statement) { statement in
             try statement.bind(value: id, at: 1)
             guard try statement.advance() else { return nil }
             return try decoding.decodeRow(T.self)

@@ -145,26 +145,22 @@ final class TableSQL {
     let fetchAll: String
     let deleteByID: String
 
-    /// The prepared `find` statement and the decoder reading its rows, reused lookup after lookup.
-    @exclusivity(unchecked) private var findStatement: Statement?
+    /// The decoder reading the rows of the prepared `find` statement, reused lookup after lookup.
     @exclusivity(unchecked) private var findDecoding: RowDecoding?
 
-    /// The `find` statement and a decoder for `T` on it.
-    @usableFromInline
-    func finder<T: Model>(for type: T.Type, in database: Database) throws -> (Statement, RowDecoding) {
-        if let statement = findStatement, let decoding = findDecoding, !statement.isLeased,
-            decoding.strategies == database.strategies
-        {
-            statement.strategies = database.strategies
-            return (statement, decoding)
+    /// A decoder for `T` on the `find` statement (its `statement`).
+    @inline(__always)
+    func finder<T: Model>(for type: T.Type, in database: Database) throws -> RowDecoding {
+        if let decoding = findDecoding, !decoding.statement.isLeased, decoding.strategies == database.strategies {
+            decoding.statement.strategies = database.strategies
+            return decoding
         }
         let statement = try Statement(database: database, sql: find, persistent: true)
         let decoding = T.rowDecoder.makeDecoding(for: statement)
-        if findStatement.map({ !$0.isLeased }) ?? true {
-            findStatement = statement
+        if findDecoding.map({ !$0.statement.isLeased }) ?? true {
             findDecoding = decoding
         }
-        return (statement, decoding)
+        return decoding
     }
 
     init<T: Model>(for type: T.Type) throws {
@@ -181,8 +177,14 @@ final class TableSQL {
 }
 
 extension Database {
-    /// The table-level SQL of `T`, cached on the connection.
+    /// A decoder for `T` on the `find` statement of `T` (its `statement`), cached on the connection.
     @usableFromInline
+    func finder<T: Model>(for type: T.Type) throws -> RowDecoding {
+        try tableSQL(for: T.self).finder(for: T.self, in: self)
+    }
+
+    /// The table-level SQL of `T`, cached on the connection.
+    @usableFromInline @inline(__always)
     func tableSQL<T: Model>(for type: T.Type) throws -> TableSQL {
         if let sql = tableSQLCache.value(for: T.self) { return sql }
         let sql = try TableSQL(for: T.self)

@@ -123,6 +123,25 @@ extension Statement {
         }
     }
 
+    /// Binds a primary key to the only parameter of a statement Strata built (`find`): an integer key, the common
+    /// kind, straight to the C API; any other as ``bind(value:at:)`` binds it.
+    @inlinable
+    func bindKey(_ key: some DatabaseValueConvertible) throws {
+        // In code specialized for the key's type, these casts are decided when compiling.
+        if let key = key as? Int64 {
+            try bindKey(key)
+        } else if let key = key as? Int {
+            try bindKey(Int64(key))
+        } else {
+            try bind(value: key, at: 1)
+        }
+    }
+
+    @usableFromInline
+    func bindKey(_ key: Int64) throws {
+        try bindInteger(key, at: 1)
+    }
+
     @inline(__always)
     func bindInteger(_ value: Int64, at index: Int32) throws {
         try bindChecked { sqlite3_bind_int64(handle, index, value) }
