@@ -22,21 +22,52 @@ struct StatusCommand: ParsableCommand {
             let db = exists ? try databaseOptions.open(readOnly: true) : try Database()
             defer { db.close() }
             let status = try migrator.status(of: db)
-            let names = Dictionary(migrator.migrations.map { ($0.version, $0.identifier) }) { first, _ in first }
+            let history = Dictionary(status.history.map { ($0.version, $0) }) { first, _ in first }
             var lines = [
                 "database: \(databaseOptions.database)" + (exists ? "" : " (does not exist yet)"),
                 "current version: \(status.currentVersion)",
                 "latest version: \(status.latestVersion)",
             ]
-            for (title, versions) in [("applied", status.applied), ("pending", status.pending)] {
+            func section(_ title: String, _ versions: [Int], _ line: (Int) -> String) {
                 if versions.isEmpty {
                     lines.append("\(title): none")
                 } else {
                     lines.append("\(title):")
-                    lines += versions.map { "  " + (names[$0] ?? String($0)) }
+                    lines += versions.map { "  " + line($0) }
+                }
+            }
+            let migrations = Dictionary(migrator.migrations.map { ($0.version, $0) }) { first, _ in first }
+            section("applied", status.applied) { version in
+                let name = migrations[version]?.identifier ?? String(version)
+                let edited = status.edited.contains(version) ? "  EDITED since applied" : ""
+                guard let applied = history[version] else { return name + "  (not recorded yet)" + edited }
+                let when = applied.appliedAt.map { "applied " + Self.format($0) } ?? "applied before the history began"
+                return "\(name)  \(when)\(edited)"
+            }
+            section("pending", status.pending) { migrations[$0]?.identifier ?? String($0) }
+            if !status.missing.isEmpty {
+                section("missing (applied, with no migration file here)", status.missing) { version in
+                    history[version]?.name ?? "version \(version)"
                 }
             }
             Terminal.write(lines.joined(separator: "\n"))
+            if !status.missing.isEmpty {
+                throw CommandError(
+                    "the database is at version \(status.currentVersion), newer than the latest migration in "
+                        + "\(migrationsOptions.migrations) (version \(status.latestVersion)); it was migrated by newer code"
+                )
+            }
+            if !status.edited.isEmpty {
+                let files = status.edited.map { migrations[$0]?.fileURL?.lastPathComponent ?? String($0) }
+                throw CommandError(
+                    "applied migration files changed since they were applied: \(files.joined(separator: ", ")); "
+                        + "migrate refuses to run until they are restored or the edit is accepted (--accept-edited)")
+            }
         }
+    }
+
+    /// `2026-11-23T13:45:12Z`.
+    private static func format(_ date: Date) -> String {
+        date.formatted(.iso8601)
     }
 }

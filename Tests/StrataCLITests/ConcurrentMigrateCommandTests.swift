@@ -18,7 +18,7 @@ struct ConcurrentMigrateCommandTests {
         let processes = try (0..<8).map { _ in try RunningStrata(["migrate"], in: workspace.url) }
         let results = try processes.map { try $0.wait() }
         for result in results {
-            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.status == 0, "stderr: \(result.stderr) stdout: \(result.stdout)")
         }
         #expect(
             appliedVersions(results) == [

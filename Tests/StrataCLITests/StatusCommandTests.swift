@@ -28,8 +28,16 @@ import Testing
         #expect(try workspace.strata("migrate", "--to", "2", "--database", "notes.sqlite").status == 0)
         let result = try workspace.strata("status", "--database", "notes.sqlite")
         #expect(result.status == 0)
+        // The times the migrations were applied, to the second, in UTC.
+        let applied = result.lines.filter { $0.contains("  applied 20") }
+        #expect(applied.count == 2)
+        let times = applied.compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(times.allSatisfy { (try? Date.ISO8601FormatStyle().parse($0)) != nil }, "\(times)")
+        let timeless = result.lines.map { line in
+            line.range(of: "  applied 20").map { String(line[..<$0.lowerBound]) } ?? line
+        }
         #expect(
-            result.lines == [
+            timeless == [
                 "database: notes.sqlite",
                 "current version: 2",
                 "latest version: 3",

@@ -15,6 +15,8 @@ struct MigrationFile: Sendable {
     let url: URL
     /// The SQL it holds, read when the folder is loaded.
     let sql: String
+    /// The SHA-256 of the file's bytes, as 64 lowercase hexadecimal digits.
+    let checksum: String
 
     /// The file name without its extension: `0001_create_note`.
     var identifier: String { url.deletingPathExtension().lastPathComponent }
@@ -54,8 +56,9 @@ struct MigrationFile: Sendable {
                     message: "duplicate migration version \(parsed.version): \(other) and \(fileName)")
             }
             byVersion[parsed.version] = fileName
+            let (sql, checksum) = try read(entry)
             files.append(
-                MigrationFile(version: parsed.version, name: parsed.name, url: entry, sql: try read(entry)))
+                MigrationFile(version: parsed.version, name: parsed.name, url: entry, sql: sql, checksum: checksum))
         }
         return files.sorted { $0.version < $1.version }
     }
@@ -95,7 +98,7 @@ struct MigrationFile: Sendable {
         return (version, String(name))
     }
 
-    private static func read(_ url: URL) throws -> String {
+    private static func read(_ url: URL) throws -> (sql: String, checksum: String) {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -107,6 +110,6 @@ struct MigrationFile: Sendable {
         guard let sql = String(validating: data, as: UTF8.self) else {
             throw DatabaseError(code: .migration, message: "migration \(url.lastPathComponent) is not UTF-8 text")
         }
-        return sql
+        return (sql, SHA256.hexDigest(of: data))
     }
 }

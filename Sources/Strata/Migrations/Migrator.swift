@@ -21,7 +21,16 @@ public import Foundation
 /// - **Versions are contiguous from 1.** A gap or a duplicate version is an error reported before
 ///   any migration runs, by ``validate()``, `migrate(_:)`, `migrate(_:to:)` and `status(of:)`.
 /// - **A newer database is refused.** A database whose `user_version` is above ``latestVersion``
-///   was migrated by newer code; migrating or inspecting it throws an error naming both versions.
+///   was migrated by newer code; migrating it throws an error naming both versions, and `status(of:)`
+///   reports the versions it has beyond them as `missing`.
+/// - **Each applied migration is recorded with the migration.** A `strata_migrations` table holds its
+///   version, identifier, the SHA-256 of its `.sql` file (nil for a Swift block) and the time, written in the
+///   migration's own transaction: a row exists exactly when its migration committed. A database migrated
+///   before the table existed gets rows for what it has (checksums of the files as they are then, no time) at
+///   its next `migrate`.
+/// - **An edited migration file is refused.** When an applied `.sql` file's SHA-256 differs from the one
+///   recorded, `migrate` throws naming the file before anything runs, unless ``acceptsEditedFiles`` is set;
+///   then it records the new checksum.
 /// - **A migration error names the migration.** It says which version, name and file failed, and
 ///   why: the underlying error's message, kept in ``DatabaseError/underlyingError``.
 public struct Migrator: Sendable {
@@ -34,6 +43,8 @@ public struct Migrator: Sendable {
         public let name: String
         /// The `.sql` file the migration runs, nil for a Swift block.
         public let fileURL: URL?
+        /// The SHA-256 of the `.sql` file as registered (64 lowercase hexadecimal digits), nil for a Swift block.
+        public let checksum: String?
 
         let body: @Sendable (Database) throws -> Void
 
@@ -63,6 +74,10 @@ public struct Migrator: Sendable {
     /// The registered migrations, sorted by version.
     public private(set) var migrations: [Migration] = []
 
+    /// Whether migrating records the new checksum of an applied `.sql` file that was edited since, instead of
+    /// refusing to run. Set it once the edit is reviewed: the database keeps what the file did when it was applied.
+    public var acceptsEditedFiles = false
+
     /// Creates a migrator with no migrations.
     public init() {}
 
@@ -86,7 +101,7 @@ public struct Migrator: Sendable {
         name: String,
         _ migration: @escaping @Sendable (Database) throws -> Void
     ) {
-        insert(Migration(version: version, name: name, fileURL: nil, body: migration))
+        insert(Migration(version: version, name: name, fileURL: nil, checksum: nil, body: migration))
     }
 
     /// Registers every `NNNN_description.sql` file of `directory` as the migration to version `NNNN`.
@@ -113,7 +128,7 @@ public struct Migrator: Sendable {
         for file in files {
             let sql = file.sql
             combined.insert(
-                Migration(version: file.version, name: file.name, fileURL: file.url) { db in
+                Migration(version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum) { db in
                     try db.execute(query: sql)
                 })
         }
@@ -200,18 +215,18 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(_ db: Database, to targetVersion: Int) throws -> [Int] {
         try validate()
-        guard targetVersion >= 0, targetVersion <= latestVersion else {
-            throw DatabaseError(
-                code: .migration,
-                message: "cannot migrate to version \(targetVersion): the migrations go from 1 to \(latestVersion)")
-        }
-        let current = try checkedVersion(of: db)
+        try checkTarget(targetVersion)
+        let (current, history) = try snapshot(of: db)
+        try checkNotNewer(current)
+        try reconcileHistory(of: db, current: current, history: history)
         var applied: [Int] = []
         for migration in migrations where migration.version > current && migration.version <= targetVersion {
             do {
-                if try db.migrate(version: migration.version, migration.body) {
-                    applied.append(migration.version)
+                let ran = try db.migrate(version: migration.version) { db in
+                    try migration.body(db)
+                    try MigrationHistory.record(migration, in: db)
                 }
+                if ran { applied.append(migration.version) }
             } catch {
                 throw Self.failure(error, of: migration)
             }
@@ -219,29 +234,58 @@ public struct Migrator: Sendable {
         return applied
     }
 
+    /// The migrations `migrate(_:to:)` would apply to `db`, in order, after the checks it makes before running any
+    /// (contiguous versions, a target in range, a database not newer, no edited file unless accepted). Nothing is
+    /// written: this is a dry run.
+    ///
+    /// ```swift
+    /// for migration in try migrator.pendingMigrations(for: db) {
+    ///     print("would apply", migration.identifier)
+    /// }
+    /// ```
+    ///
+    /// - Throws: What `migrate(_:to:)` throws before it runs a migration.
+    public func pendingMigrations(for db: Database, to targetVersion: Int? = nil) throws -> [Migration] {
+        try validate()
+        let target = targetVersion ?? latestVersion
+        try checkTarget(target)
+        let (current, history) = try snapshot(of: db)
+        try checkNotNewer(current)
+        _ = try historyNeedsWriting(history, at: current)
+        return migrations.filter { $0.version > current && $0.version <= target }
+    }
+
     /// The migration status of a pool's or queue's database, read on a reader.
     public func status(of reader: some DatabaseReader) async throws -> MigrationStatus {
         try await reader.read { db in try status(of: db) }
     }
 
-    /// Where `db` stands: its version, and the registered versions applied and pending.
+    /// Where `db` stands: its version, the registered versions applied and pending, and the recorded history with
+    /// the applied files edited since and the applied versions with no migration here.
     ///
     /// ```swift
     /// let status = try migrator.status(of: db)
     /// print(status.currentVersion, status.applied, status.pending)   // 1 [1] [2, 3]
+    /// print(status.edited, status.missing)                           // [] []
     /// ```
     ///
-    /// - Throws: ``DatabaseError/Code/migration`` for a gap or duplicate, or a database newer than
-    ///   ``latestVersion``.
+    /// It only reads: a database newer than ``latestVersion`` is reported (its extra versions in `missing`), not
+    /// refused, and a history the database lacks is not written.
+    ///
+    /// - Throws: ``DatabaseError/Code/migration`` for a gap or duplicate, or a `strata_migrations` table edited by
+    ///   hand into something Strata does not write.
     public func status(of db: Database) throws -> MigrationStatus {
         try validate()
-        let current = try checkedVersion(of: db)
+        let (current, history) = try snapshot(of: db)
         let versions = migrations.map(\.version)
         return MigrationStatus(
             currentVersion: current,
             latestVersion: latestVersion,
             applied: versions.filter { $0 <= current },
-            pending: versions.filter { $0 > current })
+            pending: versions.filter { $0 > current },
+            edited: editedMigrations(history, upTo: current).map(\.version),
+            missing: current > latestVersion ? Array((latestVersion + 1)...current) : [],
+            history: history.values.sorted { $0.version < $1.version })
     }
 
     // MARK: Private
@@ -252,16 +296,80 @@ public struct Migrator: Sendable {
         migrations.insert(migration, at: index)
     }
 
-    /// The database's version, refused when it is newer than every registered migration.
-    private func checkedVersion(of db: Database) throws -> Int {
-        let current = try db.userVersion
+    /// Checks the recorded history against the migrations before any runs: an applied `.sql` file edited since is
+    /// refused, or its new checksum recorded when ``acceptsEditedFiles``; applied versions the history lacks are
+    /// recorded. Writes only when there is something to record, in a transaction of its own.
+    private func reconcileHistory(of db: Database, current: Int, history: [Int: AppliedMigration]) throws {
+        guard try historyNeedsWriting(history, at: current) else { return }
+        try db.transaction(.immediate) { db in
+            // Another connection may have migrated or recorded meanwhile: decide again under the write lock.
+            let (current, history) = try snapshot(of: db)
+            try checkNotNewer(current)
+            guard try historyNeedsWriting(history, at: current) else { return }
+            for migration in editedMigrations(history, upTo: current) {
+                try MigrationHistory.acceptChecksum(of: migration, in: db)
+            }
+            try MigrationHistory.backfill(
+                migrations.filter { $0.version <= current && history[$0.version] == nil }, in: db)
+        }
+    }
+
+    /// The database's version and recorded history, read in one transaction, so that another connection's migration
+    /// cannot commit between the two reads.
+    private func snapshot(of db: Database) throws -> (version: Int, history: [Int: AppliedMigration]) {
+        try db.transaction { db in
+            let current = try db.userVersion
+            return (current, try MigrationHistory.read(from: db, currentVersion: current))
+        }
+    }
+
+    /// Throws when an applied `.sql` file was edited and edits are not accepted; returns whether the history needs
+    /// writing (an accepted edit, or applied versions it lacks).
+    private func historyNeedsWriting(_ history: [Int: AppliedMigration], at current: Int) throws -> Bool {
+        guard current > 0 else { return false }
+        let edited = editedMigrations(history, upTo: current)
+        if !edited.isEmpty && !acceptsEditedFiles {
+            let files = edited.map { $0.fileURL?.lastPathComponent ?? $0.identifier }
+            let one = files.count == 1
+            throw DatabaseError(
+                code: .migration,
+                message: "applied migration\(one ? "" : "s") \(files.joined(separator: ", ")) changed since "
+                    + "\(one ? "it was" : "they were") applied (the SHA-256 differs from the one recorded in "
+                    + "\(MigrationHistory.table)); the database keeps what the applied version did: restore the file, "
+                    + "or add a new migration for the change, or accept the edit (Migrator.acceptsEditedFiles, "
+                    + "strata migrate --accept-edited)")
+        }
+        return !edited.isEmpty || migrations.contains { $0.version <= current && history[$0.version] == nil }
+    }
+
+    /// The applied migrations whose registered checksum differs from the one recorded when they were applied: a
+    /// `.sql` file edited since, or a file replaced by a Swift block. A migration recorded without a checksum (a
+    /// Swift block) is never edited.
+    private func editedMigrations(_ history: [Int: AppliedMigration], upTo current: Int) -> [Migration] {
+        migrations.filter { migration in
+            guard migration.version <= current, let recorded = history[migration.version]?.checksum else {
+                return false
+            }
+            return migration.checksum != recorded
+        }
+    }
+
+    private func checkTarget(_ targetVersion: Int) throws {
+        guard targetVersion >= 0, targetVersion <= latestVersion else {
+            throw DatabaseError(
+                code: .migration,
+                message: "cannot migrate to version \(targetVersion): the migrations go from 1 to \(latestVersion)")
+        }
+    }
+
+    /// Refuses a database whose version is newer than every registered migration.
+    private func checkNotNewer(_ current: Int) throws {
         guard current <= latestVersion else {
             throw DatabaseError(
                 code: .migration,
                 message: "the database is at version \(current), newer than the latest migration known here "
                     + "(version \(latestVersion)); it was migrated by newer code")
         }
-        return current
     }
 
     /// The error of a failed migration, naming it, with the original error's message, code and SQL.

@@ -65,12 +65,36 @@ private func repositoryMigrator() throws -> Migrator {
     #expect(status.pending.isEmpty)
 }
 
+@Test("Migrations.md: history and a dry run") func migrationsHistory() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    // snippet: docs/Migrations.md 3
+    var migrator = Migrator()
+    try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
+    let db = try Database(path: "notes.sqlite")
+    for migration in try migrator.pendingMigrations(for: db) {
+        print("would apply", migration.identifier)   // 0001_create_note, 0002_..., 0003_...
+    }
+    try migrator.migrate(db)
+
+    let status = try migrator.status(of: db)
+    for applied in status.history {
+        print(applied.version, applied.name, applied.checksum ?? "a Swift block", applied.appliedAt.map { "\($0)" } ?? "")
+    }
+    print(status.edited, status.missing)   // [] []
+    // end snippet
+    #expect(status.history.map(\.version) == [1, 2, 3])
+    #expect(status.history.allSatisfy { $0.checksum?.count == 64 && $0.appliedAt != nil })
+    #expect(status.edited.isEmpty && status.missing.isEmpty)
+    #expect(try migrator.pendingMigrations(for: db).isEmpty)
+}
+
 @Test("Migrations.md: foreign keys off around a migration") func migrationsForeignKeys() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
     let db = try Database()
     let migrator = try repositoryMigrator()
-    // snippet: docs/Migrations.md 3
+    // snippet: docs/Migrations.md 4
     try db.setForeignKeys(false)
     defer { try? db.setForeignKeys(true) }
     try migrator.migrate(db)
@@ -86,7 +110,7 @@ private func repositoryMigrator() throws -> Migrator {
         query: "CREATE TABLE note (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, content TEXT NOT NULL)")
     legacy.close()
     let migrator = try repositoryMigrator()
-    // snippet: docs/Migrations.md 4
+    // snippet: docs/Migrations.md 5
     let db = try Database(path: "legacy.sqlite")
     let legacyTables: Int = try db.prepare(
         query: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'note'"

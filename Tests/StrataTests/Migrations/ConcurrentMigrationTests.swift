@@ -71,6 +71,10 @@ import Testing
             try MigrationFixtures.column(Int.self, db, "SELECT version FROM run_log ORDER BY version") == [
                 1, 2, 3, 4, 5,
             ])
+        // One history row per migration, written by the connection that applied it.
+        let history = try migrator.status(of: db).history
+        #expect(history.map(\.version) == [1, 2, 3, 4, 5])
+        #expect(history.allSatisfy { $0.appliedAt != nil })
     }
 
     @Test func concurrentMigratorsOnThreadsApplyAMigrationOnce() throws {
@@ -103,6 +107,10 @@ import Testing
             try MigrationFixtures.column(Int.self, db, "SELECT version FROM run_log ORDER BY version") == [
                 1, 2, 3, 4, 5,
             ])
+        // One history row per migration, written by the connection that applied it.
+        let history = try migrator.status(of: db).history
+        #expect(history.map(\.version) == [1, 2, 3, 4, 5])
+        #expect(history.allSatisfy { $0.appliedAt != nil })
     }
 }
 

@@ -41,8 +41,15 @@ enum MigrationFixtures {
         return values
     }
 
-    /// The names of the tables, sorted.
+    /// The names of the tables the migrations made, sorted: all but `strata_migrations`, the history `Migrator` keeps.
     static func tableNames(_ db: Database) throws -> [String] {
+        try column(
+            String.self, db,
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name != 'strata_migrations' ORDER BY name")
+    }
+
+    /// The names of every table, sorted.
+    static func allTableNames(_ db: Database) throws -> [String] {
         try column(String.self, db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
     }
 

@@ -75,6 +75,9 @@ struct CrashDurabilityTests {
         let kills = 16
         var midMigration = 0
         var lastDone = 0
+        // The history covers versions 1...recordedUpTo: a `migrator` round records what the database has, then each
+        // migration it commits; a `database` round (Database.migrate(version:)) records nothing.
+        var recordedUpTo = 0
         for round in 0..<kills {
             let mode = round % 2 == 0 ? "database" : "migrator"
             let child = try ChildProcess(arguments: ["migrate", path, mode, String(rows)])
@@ -98,7 +101,8 @@ struct CrashDurabilityTests {
             let current = try db.userVersion
             #expect(
                 current >= done && current <= begun, "round \(round): version \(current), done \(done), begun \(begun)")
-            try expectSchema(of: db, atVersion: current, rows: rows, round: round)
+            if mode == "migrator" { recordedUpTo = current }
+            try expectSchema(of: db, atVersion: current, recordedUpTo: recordedUpTo, rows: rows, round: round)
             #expect(try db.integrityCheck() == ["ok"], "round \(round)")
             lastDone = current
         }
@@ -129,11 +133,21 @@ struct CrashDurabilityTests {
 
     /// The schema of version `version`, exactly: tables m1...mN with their rows and indexes, and the
     /// column each migration adds to the table before it.
-    private func expectSchema(of db: Database, atVersion version: Int, rows: Int, round: Int) throws {
+    private func expectSchema(
+        of db: Database, atVersion version: Int, recordedUpTo: Int, rows: Int, round: Int
+    ) throws {
         let names = try db.fetchAll(String.self, query: "SELECT name FROM sqlite_schema ORDER BY name")
-        let expected = (version == 0 ? [] : (1...version).flatMap { ["m\($0)", "m\($0)_payload"] }).sorted()
+        let expected =
+            ((version == 0 ? [] : (1...version).flatMap { ["m\($0)", "m\($0)_payload"] })
+            + (recordedUpTo > 0 ? ["strata_migrations"] : [])).sorted()
         #expect(names == expected, "round \(round): version \(version) with schema \(names)")
         guard version > 0 else { return }
+        // The history holds a row exactly for each migration the migrator committed or recorded.
+        if recordedUpTo > 0 {
+            #expect(
+                try db.fetchAll(Int.self, query: "SELECT version FROM strata_migrations ORDER BY version")
+                    == Array(1...recordedUpTo), "round \(round): history")
+        }
         for table in 1...version {
             #expect(
                 try db.fetchOne(Int.self, query: "SELECT count(*) FROM m\(table)") == rows, "round \(round): m\(table)")
