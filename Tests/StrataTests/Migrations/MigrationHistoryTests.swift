@@ -264,6 +264,7 @@ import Testing
             try Data(bytes).write(to: file)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+            process.currentDirectoryURL = directory.url
             process.arguments = [file.path]
             let output = Pipe()
             process.standardOutput = output

@@ -199,6 +199,9 @@ final class ChildProcess {
             throw CocoaError(.fileWriteUnknown)
         }
         process.executableURL = Self.executable
+        // Not the inherited working directory: the doc tests change it, to folders they delete when done, and a
+        // child started in a deleted folder fails to launch.
+        process.currentDirectoryURL = FileManager.default.temporaryDirectory
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
