@@ -34,6 +34,12 @@ struct Options {
           --writers COUNT     tasks doing small writes (default 8)
           --interval-ms MS    time between two small writes of one task (default 5)
           --modes MODES       comma-separated: single-write, write-per-row, pausable-write (default all)
+          --scenario pool     tasks doing small writes (insert a note), then small reads (find by id), through
+                              Strata's DatabasePool and GRDB's, same settings: writes/s, reads/s, p50, p99
+                              (--reps rounds, medians)
+          --tasks COUNTS      comma-separated task counts (default 8,64)
+          --writes COUNT      writes per task (default 2000); --reads COUNT: reads per task (default 5000)
+          --synchronous MODE  OFF, NORMAL or FULL for both pools (default NORMAL)
         """
 
     var rows = 100_000
@@ -52,6 +58,10 @@ struct Options {
     var writers = 8
     var intervalMilliseconds = 5
     var importModes = ImportUnderLoad.modes
+    var poolTasks = [8, 64]
+    var poolWrites = 2_000
+    var poolReads = 5_000
+    var synchronous = "NORMAL"
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -88,7 +98,17 @@ struct Options {
             case "--memory-table": memoryTable = true
             case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
             case "--source": source = try value(argument)
-            case "--scenario": scenario = try list(argument, allowed: ["import-under-load"])[0]
+            case "--scenario": scenario = try list(argument, allowed: ["import-under-load", "pool"])[0]
+            case "--tasks":
+                poolTasks = try value(argument).split(separator: ",").map { text in
+                    guard let count = Int(text), count >= 1 else {
+                        throw BenchmarkFailure("--tasks takes whole numbers of at least 1, not \(text)")
+                    }
+                    return count
+                }
+            case "--writes": poolWrites = try count(argument, minimum: 1)
+            case "--reads": poolReads = try count(argument, minimum: 1)
+            case "--synchronous": synchronous = try list(argument, allowed: ["OFF", "NORMAL", "FULL"])[0]
             case "--import-rows": importRows = try count(argument, minimum: 1)
             case "--writers": writers = try count(argument, minimum: 1)
             case "--interval-ms": intervalMilliseconds = try count(argument, minimum: 1)

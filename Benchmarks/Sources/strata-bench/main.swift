@@ -12,6 +12,15 @@ do {
             interval: .milliseconds(options.intervalMilliseconds), modes: options.importModes,
             directory: directory
         ).run()
+    } else if options.scenario == "pool" {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-bench-pool-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await PoolScenario(
+            taskCounts: options.poolTasks, writesPerTask: options.poolWrites, readsPerTask: options.poolReads,
+            synchronous: options.synchronous, rounds: options.reps, directory: directory
+        ).run()
     } else {
         try Runner(options: options).run()
     }

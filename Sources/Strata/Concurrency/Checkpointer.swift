@@ -27,6 +27,8 @@ final class Checkpointer: Sendable {
         let threshold = try writer.fetchOne(Int.self, query: "PRAGMA wal_autocheckpoint") ?? 0
         guard threshold > 0 else { return nil }
         let database = try Database(path: writer.path, busyTimeout: writer.busyTimeout)
+        // A checkpoint syncs the database file as the writer's mode says.
+        try database.setSynchronous(try writer.synchronous)
         let checkpointer = Checkpointer(
             connection: SerialConnection(database, label: "strata.pool.checkpointer"),
             pageThreshold: Int32(clamping: threshold))
@@ -48,6 +50,11 @@ final class Checkpointer: Sendable {
             self.isQueued.store(false, ordering: .releasing)
             db.checkpointPassively()
         }
+    }
+
+    /// The `synchronous` mode of the checkpointing connection, which decides how a checkpoint syncs the database file.
+    var synchronous: SynchronousMode {
+        get async throws { try await connection.perform { db in try db.synchronous } }
     }
 
     /// Closes the connection after the checkpoint queued, if any. Commits from then on are not checkpointed until

@@ -25,6 +25,77 @@ final class ConnectionPool: Sendable {
         state = LockedValue(State(idle: connections.reversed()))
     }
 
+    /// Runs `body` on a connection, in turn with the other requests, and returns what it returns.
+    ///
+    /// With a connection free, the body goes to its queue at once; otherwise it waits in the pool's queue, and the
+    /// connection that finishes the work before it runs it next, on its own thread, without waking this task in
+    /// between: a busy pool goes from one body to the next with no idle connection while work waits.
+    ///
+    /// - Throws: What `body` throws; ``DatabaseError/Code/connectionClosed`` once closing has begun;
+    ///   `CancellationError` when the task is cancelled before its body starts. A body that has started runs to
+    ///   completion.
+    @concurrent
+    func run<Output>(_ body: (Database) throws -> Output) async throws -> Output {
+        try await withoutActuallyEscaping(body) { escapableBody in
+            let job = ConnectionJob(escapableBody)
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    job.attach(continuation)
+                    // As in `acquire`: the cancellation flag is set before the handler below runs, and both take the
+                    // lock, so either this sees the flag, or the handler finds the job queued and takes it back.
+                    let outcome = state.withLock { state -> JobStart in
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        if state.isClosed { return .failure(Self.closedError) }
+                        if let connection = state.idle.popLast() { return .run(connection) }
+                        state.waiters.append(.job(job))
+                        return .waiting
+                    }
+                    switch outcome {
+                    case .run(let connection): self.start(job, on: connection)
+                    case .failure(let error): job.abandon(throwing: error)
+                    case .waiting: break
+                    }
+                }
+            } onCancel: {
+                let waiter = state.withLock { state in state.waiters.remove(job: job) }
+                waiter?.fail(with: CancellationError())
+            }
+            return try job.takeOutput()
+        }
+    }
+
+    /// What a job finds when it asks for a connection.
+    private enum JobStart {
+        case run(SerialConnection)
+        case failure(any Error)
+        case waiting
+    }
+
+    /// Runs `job` on `connection`'s queue, then the jobs that wait after it, until a lease or nothing waits.
+    private func start(_ job: any PoolJob, on connection: SerialConnection) {
+        connection.run(job) { [self] in
+            let waiter = state.withLock { state -> Waiter? in
+                if let waiter = state.waiters.popFirst() { return waiter }
+                state.idle.append(connection)
+                return nil
+            }
+            guard let waiter else { return nil }
+            if case .job(let next) = waiter { return next }
+            // A lease (a pausable write, a close) takes the connection from here.
+            hand(connection, to: waiter)
+            return nil
+        }
+    }
+
+    /// Gives `connection` to `waiter`: runs a job on it, or lends it.
+    private func hand(_ connection: SerialConnection, to waiter: Waiter) {
+        switch waiter {
+        case .request(_, _, let continuation): continuation.resume(returning: connection)
+        case .job(let job): start(job, on: connection)
+        case .closing(let continuation): continuation.resume(returning: connection)
+        }
+    }
+
     /// A connection for the caller alone, until it gives it back with ``release(_:)``.
     ///
     /// - Parameter isPausable: Whether the caller is a pausable write, which gives way to the other requests
@@ -73,8 +144,8 @@ final class ConnectionPool: Sendable {
                 }
             }
         } onCancel: {
-            let continuation = state.withLock { state in state.waiters.remove(id: id) }
-            continuation?.resume(throwing: CancellationError())
+            let waiter = state.withLock { state in state.waiters.remove(id: id) }
+            waiter?.fail(with: CancellationError())
         }
     }
 
@@ -85,7 +156,7 @@ final class ConnectionPool: Sendable {
             state.idle.append(connection)
             return nil
         }
-        waiter?.resume(with: connection)
+        if let waiter { hand(connection, to: waiter) }
     }
 
     /// Whether a request that is not a pausable write waits for a connection: the signal for a pausable write to
@@ -128,15 +199,15 @@ final class ConnectionPool: Sendable {
                 case .keep:
                     continuation.resume(returning: connection)
                 case .handOff(let waiter):
-                    waiter?.resume(with: connection)
+                    if let waiter { hand(connection, to: waiter) }
                 case .cancelled(let waiter):
-                    waiter?.resume(with: connection)
+                    if let waiter { hand(connection, to: waiter) }
                     continuation.resume(throwing: CancellationError())
                 }
             }
         } onCancel: {
-            let continuation = state.withLock { state in state.waiters.remove(id: lastWaiterID) }
-            continuation?.resume(throwing: CancellationError())
+            let waiter = state.withLock { state in state.waiters.remove(id: lastWaiterID) }
+            waiter?.fail(with: CancellationError())
         }
     }
 
@@ -206,7 +277,7 @@ final class ConnectionPool: Sendable {
             while let waiter = state.waiters.popFirst() { waiters.append(waiter) }
             return waiters
         }
-        for waiter in waiters { waiter.resume(with: nil) }
+        for waiter in waiters { waiter.fail(with: Self.closedError) }
     }
 
     fileprivate static var closedError: DatabaseError {
@@ -216,23 +287,21 @@ final class ConnectionPool: Sendable {
 
 /// A task waiting for a connection.
 private enum Waiter {
-    /// A request for work, which cancellation can withdraw. A pausable write's request does not make another
+    /// A request for a lease, which cancellation can withdraw. A pausable write's request does not make another
     /// pausable write give way: two of them take turns only when other work waits.
     case request(id: UInt64, isPausable: Bool, CheckedContinuation<SerialConnection, any Error>)
+    /// A body to run (``ConnectionPool/run(_:)``), which cancellation can withdraw.
+    case job(any PoolJob)
     /// A `close` taking the connections in turn; nil tells it every connection is closed.
     case closing(CheckedContinuation<SerialConnection?, Never>)
 
-    /// Hands the waiter `connection`, or, with nil, tells it that the pool has no open connection left.
-    func resume(with connection: SerialConnection?) {
+    /// Tells the waiter it will get no connection: a request or a job throws `error`, a close learns that every
+    /// connection is closed.
+    func fail(with error: any Error) {
         switch self {
-        case .request(_, _, let continuation):
-            if let connection {
-                continuation.resume(returning: connection)
-            } else {
-                continuation.resume(throwing: ConnectionPool.closedError)
-            }
-        case .closing(let continuation):
-            continuation.resume(returning: connection)
+        case .request(_, _, let continuation): continuation.resume(throwing: error)
+        case .job(let job): job.abandon(throwing: error)
+        case .closing(let continuation): continuation.resume(returning: nil)
         }
     }
 }
@@ -286,21 +355,37 @@ private struct WaiterQueue {
         return nil
     }
 
-    /// Withdraws the request `id`, and returns its continuation; nil when it was served already.
-    mutating func remove(id: UInt64) -> CheckedContinuation<SerialConnection, any Error>? {
+    /// Withdraws the lease request `id`; nil when it was served already.
+    mutating func remove(id: UInt64) -> Waiter? {
+        remove { entry in
+            if case .request(let entryID, _, _) = entry { return entryID == id }
+            return false
+        }
+    }
+
+    /// Withdraws `job`; nil when it was taken already.
+    mutating func remove(job: any PoolJob) -> Waiter? {
+        remove { entry in
+            if case .job(let queued) = entry { return queued === job }
+            return false
+        }
+    }
+
+    private mutating func remove(where matches: (Waiter) -> Bool) -> Waiter? {
         for index in head..<entries.count {
-            if let entry = entries[index], case .request(let entryID, _, let continuation) = entry, entryID == id {
+            if let entry = entries[index], matches(entry) {
                 entries[index] = nil
                 count(entry, as: -1)
-                return continuation
+                return entry
             }
         }
         return nil
     }
 
     private mutating func count(_ waiter: Waiter, as change: Int) {
-        if case .request(_, isPausable: false, _) = waiter {
-            requestCount += change
+        switch waiter {
+        case .request(_, isPausable: false, _), .job: requestCount += change
+        case .request, .closing: break
         }
     }
 

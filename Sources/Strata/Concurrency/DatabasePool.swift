@@ -53,6 +53,9 @@ public final class DatabasePool: Sendable {
     ///   - path: A database file. An in-memory database cannot be shared between connections: use
     ///     ``DatabaseQueue/init(configure:)`` for one.
     ///   - readers: How many reads can run at once; at least 1.
+    ///   - synchronous: How long each commit waits for the disk, on the writer (and the connection that checkpoints
+    ///     the WAL): `.full` survives a power loss, `.normal` only a crash of the process, and commits faster (see
+    ///     ``SynchronousMode``). `configure` can still change it.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
     ///     (use ``writeWithoutTransaction(_:)``).
@@ -61,6 +64,7 @@ public final class DatabasePool: Sendable {
     public init(
         path: String,
         readers: Int = 4,
+        synchronous: SynchronousMode = .full,
         configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         guard !Self.isInMemory(path) else {
@@ -84,6 +88,7 @@ public final class DatabasePool: Sendable {
         // A first read in WAL mode opens the WAL, so that the writer, closing last, checkpoints and removes it even
         // when the pool never wrote.
         try writerDatabase.execute(query: "SELECT count(*) FROM sqlite_schema")
+        try writerDatabase.setSynchronous(synchronous)
         try writerDatabase.configure(with: configure)
         let checkpointer = try Checkpointer.takingOver(from: writerDatabase)
         var readerConnections: [SerialConnection] = []
@@ -119,9 +124,7 @@ public final class DatabasePool: Sendable {
     @discardableResult
     @concurrent
     public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        let connection = try await writer.acquire()
-        defer { writer.release(connection) }
-        return try await connection.perform { db in try db.transaction(.immediate) { db in try db.lent(body) } }
+        return try await writer.run { db in try db.transaction(.immediate) { db in try db.lent(body) } }
     }
 
     /// Runs `body` on the writer outside any transaction: for `VACUUM`, pragmas, and migrations that manage their
@@ -139,9 +142,7 @@ public final class DatabasePool: Sendable {
     @discardableResult
     @concurrent
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        let connection = try await writer.acquire()
-        defer { writer.release(connection) }
-        return try await connection.perform { db in try db.withoutTransaction { db in try db.lent(body) } }
+        return try await writer.run { db in try db.withoutTransaction { db in try db.lent(body) } }
     }
 
     /// Runs a long write, such as an import or a backfill, in a few large transactions that **give way to the
@@ -205,9 +206,7 @@ public final class DatabasePool: Sendable {
     ///   `CancellationError` when the task is cancelled while it waits for a reader.
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        let connection = try await readers.acquire()
-        defer { readers.release(connection) }
-        return try await connection.perform { db in try db.readTransaction { db in try db.lent(body) } }
+        return try await readers.run { db in try db.readTransaction { db in try db.lent(body) } }
     }
 
     /// Closes the pool: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for

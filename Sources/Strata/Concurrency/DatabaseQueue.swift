@@ -37,10 +37,15 @@ public final class DatabaseQueue: Sendable {
     ///
     /// - Parameters:
     ///   - path: The database file, or `":memory:"` for a private in-memory database.
+    ///   - synchronous: How long each commit waits for the disk: `.full` survives a power loss, `.normal` only a
+    ///     crash of the process, and commits faster (see ``SynchronousMode``). `configure` can still change it.
     ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there.
     /// - Throws: A ``DatabaseError`` when the file cannot be opened; the error `configure` throws.
-    public init(path: String, configure: (@Sendable (Database) throws -> Void)? = nil) throws {
+    public init(
+        path: String, synchronous: SynchronousMode = .full, configure: (@Sendable (Database) throws -> Void)? = nil
+    ) throws {
         let database = try Database(path: path)
+        try database.setSynchronous(synchronous)
         try database.configure(with: configure)
         self.path = database.path
         self.connection = ConnectionPool([SerialConnection(database, label: "strata.queue")])
@@ -76,9 +81,7 @@ public final class DatabaseQueue: Sendable {
     @discardableResult
     @concurrent
     public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        let lease = try await connection.acquire()
-        defer { connection.release(lease) }
-        return try await lease.perform { db in try db.transaction(.immediate) { db in try db.lent(body) } }
+        return try await connection.run { db in try db.transaction(.immediate) { db in try db.lent(body) } }
     }
 
     /// Runs `body` outside any transaction: for `VACUUM`, pragmas, and migrations that manage their own
@@ -96,9 +99,7 @@ public final class DatabaseQueue: Sendable {
     @discardableResult
     @concurrent
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        let lease = try await connection.acquire()
-        defer { connection.release(lease) }
-        return try await lease.perform { db in try db.withoutTransaction { db in try db.lent(body) } }
+        return try await connection.run { db in try db.withoutTransaction { db in try db.lent(body) } }
     }
 
     /// Runs a long write, such as an import or a backfill, in a few large transactions that **give way to the
@@ -159,9 +160,7 @@ public final class DatabaseQueue: Sendable {
     ///   `CancellationError` when the task is cancelled while it waits for its turn.
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        let lease = try await connection.acquire()
-        defer { connection.release(lease) }
-        return try await lease.perform { db in try db.queryOnlyTransaction { db in try db.lent(body) } }
+        return try await connection.run { db in try db.queryOnlyTransaction { db in try db.lent(body) } }
     }
 
     /// How many tasks wait for the writer connection: for tests that need work queued before they go on.

@@ -27,14 +27,27 @@ final class SerialConnection: Sendable {
     func perform<Output>(_ body: (Database) throws -> Output) async throws -> Output {
         try await withoutActuallyEscaping(body) { escapableBody in
             let job = ConnectionJob(escapableBody)
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                queue.async {
-                    self.database.withLock { database in job.run(on: database) }
-                    // `run` has dropped the closure already, so `withoutActuallyEscaping` sees it unescaped.
-                    continuation.resume()
-                }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                job.attach(continuation)
+                run(job, then: { nil })
             }
             return try job.takeOutput()
+        }
+    }
+
+    /// Runs `first` on the connection's queue, then each job `next` hands out, back to back on the queue's thread,
+    /// until it hands out none; each job's caller resumes once the next job is chosen.
+    ///
+    /// So a pool whose connection finishes one job while others wait goes on to the next at once, without a trip
+    /// through the waiting task: the connection never sits idle while work waits for it.
+    func run(_ first: any PoolJob, then next: @escaping @Sendable () -> (any PoolJob)?) {
+        queue.async {
+            var job: (any PoolJob)? = first
+            while let current = job {
+                self.database.withLock { database in current.run(on: database) }
+                job = next()
+                current.resumeCaller()
+            }
         }
     }
 
@@ -57,22 +70,43 @@ final class SerialConnection: Sendable {
     }
 }
 
+/// Work for a connection, queued by a pool until a connection is free.
+protocol PoolJob: AnyObject, Sendable {
+    /// Runs the body once with `database`, on the connection's queue.
+    func run(on database: Database)
+    /// Resumes the suspended caller, once the body has run.
+    func resumeCaller()
+    /// Drops the body unrun and resumes the caller with `error`.
+    func abandon(throwing error: any Error)
+}
+
 /// The body of one call, carried to a connection's queue, and its outcome, carried back.
 ///
 /// `@unchecked Sendable` is sound because the caller stays suspended until the body returns (the closure never runs
 /// concurrently with its owner), and because the public entry points (`DatabasePool.write` and its siblings) are
 /// `@concurrent`, the compiler rejects closures that capture actor-isolated state from an actor context. The queue
 /// runs the body and stores `outcome`, then publishes them with a releasing store to `isFinished`; the caller reads
-/// `outcome` only after an acquiring load of it, once the queue has resumed its continuation. So everything the body
-/// did, to the database and to the caller's variables, happens before the caller goes on, with an edge the thread
-/// sanitizer sees too (the runtime does not annotate a continuation resumed before its task suspends).
-final class ConnectionJob<Output>: @unchecked Sendable {
+/// `outcome` only after an acquiring load of it, once its continuation is resumed. So everything the body did, to the
+/// database and to the caller's variables, happens before the caller goes on, with an edge the thread sanitizer sees
+/// too (the runtime does not annotate a continuation resumed before its task suspends).
+///
+/// The continuation is attached before the job is published (to a queue, or to a pool's waiters, under its lock), and
+/// resumed exactly once, by whoever took the job: the queue after running it, or a cancellation or close that took
+/// it from the waiters. Either way the body is dropped before the caller resumes, as `withoutActuallyEscaping`
+/// requires.
+final class ConnectionJob<Output>: PoolJob, @unchecked Sendable {
     private var body: ((Database) throws -> Output)?
     private var outcome: Result<Output, any Error>?
+    private var continuation: CheckedContinuation<Void, any Error>?
     private let isFinished = Atomic<Bool>(false)
 
     init(_ body: @escaping (Database) throws -> Output) {
         self.body = body
+    }
+
+    /// Sets the continuation the job resumes; before the job is published.
+    func attach(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = continuation
     }
 
     /// Runs the body once and keeps its outcome. The closure is released before this returns.
@@ -81,6 +115,19 @@ final class ConnectionJob<Output>: @unchecked Sendable {
         self.body = nil
         outcome = Result { try body(database) }
         isFinished.store(true, ordering: .releasing)
+    }
+
+    func resumeCaller() {
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume()
+    }
+
+    func abandon(throwing error: any Error) {
+        body = nil
+        let continuation = self.continuation
+        self.continuation = nil
+        continuation?.resume(throwing: error)
     }
 
     /// What the body returned or threw.

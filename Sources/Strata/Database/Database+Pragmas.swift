@@ -5,6 +5,25 @@ public enum JournalMode: String, Sendable, CaseIterable {
     case delete, truncate, persist, memory, wal, off
 }
 
+/// How long a commit waits for the disk: the modes of https://www.sqlite.org/pragma.html#pragma_synchronous
+///
+/// In WAL mode, Strata's mode for file databases:
+///
+/// | mode | survives a crash of the process | survives a power loss or an OS crash |
+/// |---|---|---|
+/// | `.full` (the default) | yes | yes: each commit syncs the WAL |
+/// | `.normal` | yes | the database stays consistent, but the last commits may roll back |
+/// | `.off` | yes | no: the file may be corrupted |
+///
+/// `.extra` is `.full` and also syncs the directory after a rollback journal is deleted; in WAL mode it acts as
+/// `.full`.
+public enum SynchronousMode: Int, Sendable, CaseIterable {
+    case off = 0
+    case normal = 1
+    case full = 2
+    case extra = 3
+}
+
 /// The modes of https://www.sqlite.org/pragma.html#pragma_auto_vacuum
 public enum AutoVacuum: Int, Sendable, CaseIterable {
     case none = 0
@@ -78,6 +97,31 @@ extension Database {
                 message: "journal mode stays \(result): could not change it to \(mode.rawValue)",
                 sql: statement.sql)
         }
+    }
+
+    /// How long each commit waits for the disk: `.full` unless changed (see ``SynchronousMode`` for what each mode
+    /// survives).
+    ///
+    /// ```swift
+    /// try db.setSynchronous(.normal)
+    /// let mode = try db.synchronous    // .normal
+    /// ```
+    ///
+    /// See https://www.sqlite.org/pragma.html#pragma_synchronous
+    public var synchronous: SynchronousMode {
+        get throws {
+            let raw = try pragmaInteger("synchronous")
+            guard let mode = SynchronousMode(rawValue: raw) else {
+                throw DatabaseError(code: .invalidValue, message: "unknown synchronous mode \(raw)")
+            }
+            return mode
+        }
+    }
+
+    /// Sets ``synchronous`` for this connection. Each connection has its own: on a ``DatabasePool``, pass
+    /// `synchronous:` to its initializer, which sets the writer's.
+    public func setSynchronous(_ mode: SynchronousMode) throws {
+        try execute(query: "PRAGMA synchronous = \(mode.rawValue)")
     }
 
     /// Whether foreign key constraints are enforced. On by default in Strata.

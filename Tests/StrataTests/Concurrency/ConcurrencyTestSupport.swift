@@ -93,3 +93,12 @@ func countRows(_ db: Database, in table: String = "t") throws -> Int {
 
 /// An error a test block throws on purpose.
 struct IntendedFailure: Error, Equatable {}
+
+/// Waits, suspended, until `condition` holds, for at most 20 seconds: for work another task queues.
+func waitUntil(_ condition: () -> Bool) async {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(20)
+    while !condition() && clock.now < deadline {
+        await Task.yield()
+    }
+}
