@@ -18,6 +18,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Observability: logs, metrics and spans, which do nothing until the app bootstraps a backend.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Only for the `@Table` macro (StrataRecordMacros), built by users of the StrataRecord product.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Only for `swift package generate-documentation`: a plugin, never built into a product.
@@ -31,7 +35,12 @@ let package = Package(
         ),
         .target(
             name: "Strata",
-            dependencies: ["CSQLite"],
+            dependencies: [
+                "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: swiftSettings
         ),
         .macro(
@@ -68,7 +77,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataRecord", "strata-durability-child"],
+            dependencies: [
+                "Strata", "StrataRecord", "strata-durability-child",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -47,6 +47,7 @@ extension ConnectionPool {
                     release(connection)
                     throw CancellationError()
                 case .writeWaiting:
+                    countPausableYield()
                     // Throws on cancellation, holding no connection then.
                     connection = try await yield(connection)
                     pauseAfter = nil

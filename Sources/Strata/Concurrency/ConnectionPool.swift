@@ -1,3 +1,6 @@
+import Metrics
+import Tracing
+
 /// Lends a fixed set of connections to one task at a time.
 ///
 /// A task takes an idle connection at once; when every connection is lent, it waits (suspended, holding no thread)
@@ -10,6 +13,8 @@
 final class ConnectionPool: Sendable {
     private let state: LockedValue<State>
     private let count: Int
+    /// Spans and metrics of the pool's work; nil when the observability asks for neither.
+    private let instruments: PoolInstruments?
 
     private struct State {
         var idle: [SerialConnection]
@@ -20,9 +25,27 @@ final class ConnectionPool: Sendable {
         var retiredCount = 0
     }
 
-    init(_ connections: [SerialConnection]) {
+    /// - Parameters:
+    ///   - kind: What the connections are for, in metrics: `writer`, `reader`.
+    init(
+        _ connections: [SerialConnection], kind: String, observability: DatabaseObservability = DatabaseObservability()
+    ) {
         count = connections.count
         state = LockedValue(State(idle: connections.reversed()))
+        instruments = PoolInstruments(kind: kind, observability)
+    }
+
+    /// Runs `body` as ``run(_:)`` does, as the span `operation` (with the statements it runs as children) and with
+    /// the pool's metrics, when the pool's observability asks for them.
+    @concurrent
+    func run<Output>(_ operation: String, _ body: (Database) throws -> Output) async throws -> Output {
+        guard let instruments else { return try await run(body) }
+        return try await instruments.observe(operation, body) { body in try await run(body) }
+    }
+
+    /// A pausable write committed to give way to other work.
+    func countPausableYield() {
+        instruments?.pausableYields?.increment()
     }
 
     /// Runs `body` on a connection, in turn with the other requests, and returns what it returns.
@@ -393,6 +416,47 @@ private struct WaiterQueue {
         if head >= 64 && head * 2 >= entries.count {
             entries.removeFirst(head)
             head = 0
+        }
+    }
+}
+
+/// The spans and metrics of a pool's work.
+private struct PoolInstruments: Sendable {
+    let tracing: Bool
+    let waitTime: Metrics.Timer?
+    let inUse: Meter?
+    let pausableYields: Counter?
+
+    init?(kind: String, _ observability: DatabaseObservability) {
+        guard observability.tracing || observability.metrics else { return nil }
+        tracing = observability.tracing
+        let dimensions = [("kind", kind)]
+        waitTime = observability.metrics ? Metrics.Timer(label: StrataMetric.poolWait, dimensions: dimensions) : nil
+        inUse = observability.metrics ? Meter(label: StrataMetric.poolConnectionsInUse, dimensions: dimensions) : nil
+        pausableYields = observability.metrics ? Counter(label: StrataMetric.pausableWriteYields) : nil
+    }
+
+    /// Runs `body` through `run` in a span named `operation`, whose context the statements see on the connection's
+    /// thread, recording how long it waited for a connection and how many connections are at work.
+    func observe<Output>(
+        _ operation: String, _ body: (Database) throws -> Output,
+        run: ((Database) throws -> Output) async throws -> Output
+    ) async throws -> Output {
+        let requested = ContinuousClock.now
+        return try await withoutActuallyEscaping(body) { body in
+            let measured: (Database) throws -> Output = { db in
+                waitTime?.recordNanoseconds(StatementObserver.nanoseconds(ContinuousClock.now - requested))
+                inUse?.increment()
+                defer { inUse?.decrement() }
+                return try body(db)
+            }
+            guard tracing else { return try await run(measured) }
+            return try await withSpan(operation, ofKind: .client) { span in
+                span.attributes["db.system.name"] = "sqlite"
+                // The connection's thread is not this task: the statements' spans find their parent through this.
+                let context = ServiceContext.current
+                return try await run { db in try ServiceContext.$current.withValue(context) { try measured(db) } }
+            }
         }
     }
 }

@@ -33,6 +33,8 @@ public final class DatabasePool: Sendable {
     public let path: String
     /// The number of reader connections, which is how many reads can run at once.
     public let readerCount: Int
+    /// What the pool reports (see ``DatabaseObservability``).
+    public let observability: DatabaseObservability
 
     private let writer: ConnectionPool
     private let readers: ConnectionPool
@@ -56,6 +58,8 @@ public final class DatabasePool: Sendable {
     ///   - synchronous: How long each commit waits for the disk, on the writer (and the connection that checkpoints
     ///     the WAL): `.full` survives a power loss, `.normal` only a crash of the process, and commits faster (see
     ///     ``SynchronousMode``). `configure` can still change it.
+    ///   - observability: What the pool reports: its connections' statements (logs, spans, metrics), and each `read`
+    ///     and `write` as a span with the pool's metrics (see ``DatabaseObservability``). Nothing by default.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
     ///     (use ``writeWithoutTransaction(_:)``).
@@ -65,6 +69,7 @@ public final class DatabasePool: Sendable {
         path: String,
         readers: Int = 4,
         synchronous: SynchronousMode = .full,
+        observability: DatabaseObservability = DatabaseObservability(),
         configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         guard !Self.isInMemory(path) else {
@@ -89,18 +94,23 @@ public final class DatabasePool: Sendable {
         // when the pool never wrote.
         try writerDatabase.execute(query: "SELECT count(*) FROM sqlite_schema")
         try writerDatabase.setSynchronous(synchronous)
+        writerDatabase.observability = observability
         try writerDatabase.configure(with: configure)
         let checkpointer = try Checkpointer.takingOver(from: writerDatabase)
         var readerConnections: [SerialConnection] = []
         for index in 0..<readers {
             let readerDatabase = try Database(path: path, readOnly: true)
+            readerDatabase.observability = observability
             try readerDatabase.configure(with: configure)
             readerConnections.append(SerialConnection(readerDatabase, label: "strata.pool.reader.\(index)"))
         }
         self.path = path
         self.readerCount = readers
-        self.writer = ConnectionPool([SerialConnection(writerDatabase, label: "strata.pool.writer")])
-        self.readers = ConnectionPool(readerConnections)
+        self.writer = ConnectionPool(
+            [SerialConnection(writerDatabase, label: "strata.pool.writer")], kind: "writer",
+            observability: observability)
+        self.readers = ConnectionPool(readerConnections, kind: "reader", observability: observability)
+        self.observability = observability
         self.checkpointer = checkpointer
     }
 
@@ -124,7 +134,9 @@ public final class DatabasePool: Sendable {
     @discardableResult
     @concurrent
     public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        return try await writer.run { db in try db.transaction(.immediate) { db in try db.lent(body) } }
+        return try await writer.run("DatabasePool.write") { db in
+            try db.transaction(.immediate) { db in try db.lent(body) }
+        }
     }
 
     /// Runs `body` on the writer outside any transaction: for `VACUUM`, pragmas, and migrations that manage their
@@ -142,7 +154,9 @@ public final class DatabasePool: Sendable {
     @discardableResult
     @concurrent
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        return try await writer.run { db in try db.withoutTransaction { db in try db.lent(body) } }
+        return try await writer.run("DatabasePool.writeWithoutTransaction") { db in
+            try db.withoutTransaction { db in try db.lent(body) }
+        }
     }
 
     /// Runs a long write, such as an import or a backfill, in a few large transactions that **give way to the
@@ -206,7 +220,9 @@ public final class DatabasePool: Sendable {
     ///   `CancellationError` when the task is cancelled while it waits for a reader.
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        return try await readers.run { db in try db.readTransaction { db in try db.lent(body) } }
+        return try await readers.run("DatabasePool.read") { db in
+            try db.readTransaction { db in try db.lent(body) }
+        }
     }
 
     /// Closes the pool: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for

@@ -25,6 +25,8 @@
 public final class DatabaseQueue: Sendable {
     /// The path of the database file, or `":memory:"`.
     public let path: String
+    /// What the queue reports (see ``DatabaseObservability``).
+    public let observability: DatabaseObservability
 
     private let connection: ConnectionPool
 
@@ -39,16 +41,23 @@ public final class DatabaseQueue: Sendable {
     ///   - path: The database file, or `":memory:"` for a private in-memory database.
     ///   - synchronous: How long each commit waits for the disk: `.full` survives a power loss, `.normal` only a
     ///     crash of the process, and commits faster (see ``SynchronousMode``). `configure` can still change it.
+    ///   - observability: What the queue reports: its statements (logs, spans, metrics), and each `read` and `write`
+    ///     as a span with the queue's metrics (see ``DatabaseObservability``). Nothing by default.
     ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there.
     /// - Throws: A ``DatabaseError`` when the file cannot be opened; the error `configure` throws.
     public init(
-        path: String, synchronous: SynchronousMode = .full, configure: (@Sendable (Database) throws -> Void)? = nil
+        path: String, synchronous: SynchronousMode = .full,
+        observability: DatabaseObservability = DatabaseObservability(),
+        configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         let database = try Database(path: path)
         try database.setSynchronous(synchronous)
+        database.observability = observability
         try database.configure(with: configure)
         self.path = database.path
-        self.connection = ConnectionPool([SerialConnection(database, label: "strata.queue")])
+        self.connection = ConnectionPool(
+            [SerialConnection(database, label: "strata.queue")], kind: "queue", observability: observability)
+        self.observability = observability
     }
 
     /// Opens a private in-memory database, gone when the queue closes.
@@ -81,7 +90,9 @@ public final class DatabaseQueue: Sendable {
     @discardableResult
     @concurrent
     public func write<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        return try await connection.run { db in try db.transaction(.immediate) { db in try db.lent(body) } }
+        return try await connection.run("DatabaseQueue.write") { db in
+            try db.transaction(.immediate) { db in try db.lent(body) }
+        }
     }
 
     /// Runs `body` outside any transaction: for `VACUUM`, pragmas, and migrations that manage their own
@@ -99,7 +110,9 @@ public final class DatabaseQueue: Sendable {
     @discardableResult
     @concurrent
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        return try await connection.run { db in try db.withoutTransaction { db in try db.lent(body) } }
+        return try await connection.run("DatabaseQueue.writeWithoutTransaction") { db in
+            try db.withoutTransaction { db in try db.lent(body) }
+        }
     }
 
     /// Runs a long write, such as an import or a backfill, in a few large transactions that **give way to the
@@ -160,7 +173,9 @@ public final class DatabaseQueue: Sendable {
     ///   `CancellationError` when the task is cancelled while it waits for its turn.
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
-        return try await connection.run { db in try db.queryOnlyTransaction { db in try db.lent(body) } }
+        return try await connection.run("DatabaseQueue.read") { db in
+            try db.queryOnlyTransaction { db in try db.lent(body) }
+        }
     }
 
     /// How many tasks wait for the writer connection: for tests that need work queued before they go on.

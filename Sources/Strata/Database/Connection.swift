@@ -21,6 +21,10 @@ final class Connection {
     /// What `observeWAL(with:)` reports commits to; kept as long as the handle may call it.
     @exclusivity(unchecked) var walObserver: Checkpointer?
 
+    /// What reports the statements, when ``Database/observability`` asks for anything; kept as long as the handle may
+    /// call it.
+    @exclusivity(unchecked) var observer: StatementObserver?
+
     init(handle: OpaquePointer) {
         self.handle = handle
         transactionGuard.install(on: handle)
@@ -34,6 +38,7 @@ final class Connection {
     /// Finalizes the statements still prepared and closes the handle. Safe to call twice.
     func close() {
         guard let handle else { return }
+        defer { observer?.flush() }
         // Their `Statement` objects see the nil handle and never touch them again.
         while let statement = sqlite3_next_stmt(handle, nil) {
             sqlite3_finalize(statement)

@@ -78,7 +78,7 @@ public final class Database {
         // A double-quoted name that matches no column is an error, never a string literal.
         _ = strata_disable_double_quoted_strings(connection)
         self.busyTimeout = busyTimeout
-        Self.applyBusyTimeout(busyTimeout, to: connection)
+        applyBusyTimeout(busyTimeout, to: connection)
         do {
             // Reading the schema catches a file that is not a database now, not at the first query.
             try execute(query: "SELECT count(*) FROM sqlite_schema")
@@ -167,8 +167,10 @@ public final class Database {
                 guard prepared == SQLITE_OK else {
                     // After a failure the tail points where parsing stopped, maybe inside the statement.
                     let sql = Self.statement(at: current)
-                    throw transactionGuard.explain(
+                    let error = transactionGuard.explain(
                         DatabaseError.sqlite(prepared, connection: connection, sql: sql), sql: sql)
+                    self.connection.observer?.failed(error, statement: nil, sql: sql)
+                    throw error
                 }
                 next = tail
                 // Whitespace or a comment compiles to no statement.
@@ -180,8 +182,11 @@ public final class Database {
                 }
                 guard stepped == SQLITE_DONE else {
                     let sql = sqlite3_sql(statement).map { String(cString: $0) }
-                    throw DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                    let error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                    self.connection.observer?.failed(error, statement: statement, sql: sql)
+                    throw error
                 }
+                self.connection.observer?.flush()
             }
         }
     }
@@ -235,14 +240,35 @@ public final class Database {
     public var busyTimeout: TimeInterval {
         didSet {
             guard let handle else { return }
-            Self.applyBusyTimeout(busyTimeout, to: handle)
+            applyBusyTimeout(busyTimeout, to: handle)
         }
     }
 
-    private static func applyBusyTimeout(_ seconds: TimeInterval, to handle: OpaquePointer) {
+    private func applyBusyTimeout(_ seconds: TimeInterval, to handle: OpaquePointer) {
         let milliseconds = (seconds * 1000).rounded()
         let clamped = milliseconds.isNaN ? 0 : Int32(max(0, min(milliseconds, Double(Int32.max))))
-        sqlite3_busy_timeout(handle, clamped)
+        if let observer = connection.observer {
+            observer.installBusyHandler(timeout: clamped)
+        } else {
+            sqlite3_busy_timeout(handle, clamped)
+        }
+    }
+
+    /// What this connection reports about its statements: logs, spans, metrics (see ``DatabaseObservability``).
+    /// Nothing by default.
+    ///
+    /// ```swift
+    /// db.observability = DatabaseObservability(logger: logger)
+    /// ```
+    public var observability: DatabaseObservability {
+        get { connection.observer?.settings ?? DatabaseObservability() }
+        set {
+            guard let handle else { return }
+            let observer = newValue.isOff ? nil : StatementObserver(newValue, handle: handle)
+            connection.observer = observer
+            StatementObserver.install(observer, on: handle)
+            applyBusyTimeout(busyTimeout, to: handle)
+        }
     }
 
     /// Switches a new connection's file to WAL, waiting out other connections as the busy timeout says.
@@ -260,6 +286,7 @@ public final class Database {
                 return
             } catch let error as DatabaseError where error.resultCode?.primary == .busy {
                 guard ContinuousClock.now < deadline else { throw error }
+                self.connection.observer?.countBusyRetry()
                 Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
                 pause = min(pause * 2, .milliseconds(50))
             }

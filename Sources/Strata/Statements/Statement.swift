@@ -91,8 +91,10 @@ public final class Statement {
             var tail: UnsafePointer<CChar>?
             let result = sqlite3_prepare_v3(databaseHandle, start, -1, flags, &statement, &tail)
             guard result == SQLITE_OK else {
-                throw transactionGuard.explain(
+                let error = transactionGuard.explain(
                     DatabaseError.sqlite(result, connection: databaseHandle, sql: sql), sql: sql)
+                database.connection.observer?.failed(error, statement: nil, sql: sql)
+                throw error
             }
             isTransactionControl = transactionGuard.preparedTransactionControl
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
@@ -184,8 +186,16 @@ public final class Statement {
             result = sqlite3_step(handle)
         }
         guard result == SQLITE_DONE else {
-            throw DatabaseError.sqlite(result, connection: connection, sql: sql)
+            throw failure(result, connection: connection)
         }
+        self.connection.observer?.flush()
+    }
+
+    /// The error of a failed step, reported to the connection's observer first, if any.
+    private func failure(_ result: Int32, connection handle: OpaquePointer) -> DatabaseError {
+        let error = DatabaseError.sqlite(result, connection: handle, sql: sql)
+        connection.observer?.failed(error, statement: self.handle, sql: sql)
+        return error
     }
 
     /// Advances to the next row.
@@ -217,10 +227,11 @@ public final class Statement {
             return true
         case SQLITE_DONE:
             isRunning = false
+            self.connection.observer?.flush()
             return false
         default:
             isRunning = false
-            let error = DatabaseError.sqlite(result, connection: connection, sql: sql)
+            let error = failure(result, connection: connection)
             sqlite3_reset(handle)
             throw error
         }
@@ -286,6 +297,7 @@ public final class Statement {
         iterationError = nil
         guard connection.handle != nil else { return }
         sqlite3_reset(handle)
+        connection.observer?.flush()
     }
 
     /// Readies the statement for a new set of bindings: rows read before are stale; the statement

@@ -1,0 +1,77 @@
+public import Logging
+
+/// What a database reports about its work: a log line per statement, a span per statement and per pool
+/// operation, and metrics. All off by default, at no cost: nothing is installed on the connection until something is
+/// asked for.
+///
+/// ```swift
+/// var logger = Logger(label: "notes.db")
+/// logger.logLevel = .trace
+/// let pool = try DatabasePool(
+///     path: "notes.sqlite",
+///     observability: DatabaseObservability(logger: logger, tracing: true, metrics: true))
+/// ```
+///
+/// - **Statements are logged at `.trace`**, with their SQL, duration and rows; **statements slower than
+///   ``slowStatementThreshold`` at `.warning`**; **failures at `.debug`**, with the error.
+/// - **Bound values are never logged** unless ``logsBoundValues`` is set: the SQL is logged as written, with its
+///   `?` and `:name` placeholders.
+/// - **Spans** (swift-distributed-tracing, through `InstrumentationSystem.tracer`) follow OpenTelemetry's database
+///   conventions: `db.system.name` is `sqlite`, `db.query.text` the SQL (never the values), `db.operation.name` its
+///   first keyword (`SELECT`, `INSERT`...), the span name that keyword. A pool's `read` and `write` are spans too,
+///   and the statements they run are their children, under the caller's span: a Hummingbird app's tracing middleware
+///   shows the database under each request.
+/// - **Metrics** (swift-metrics, through `MetricsSystem`): see ``StrataMetric``.
+///
+/// See https://opentelemetry.io/docs/specs/semconv/database/
+public struct DatabaseObservability: Sendable {
+    /// Where statements are logged; nil logs nothing.
+    public var logger: Logger?
+    /// How long a statement runs before it is logged at `.warning`: 500 ms by default.
+    public var slowStatementThreshold: Duration
+    /// Whether the logged SQL shows the bound values (`sqlite3_expanded_sql`). Off by default: values may be
+    /// private data. Spans never carry them.
+    public var logsBoundValues: Bool
+    /// Whether statements and pool operations are traced as spans.
+    public var tracing: Bool
+    /// Whether statements, pools and writes record metrics.
+    public var metrics: Bool
+
+    public init(
+        logger: Logger? = nil,
+        slowStatementThreshold: Duration = .milliseconds(500),
+        logsBoundValues: Bool = false,
+        tracing: Bool = false,
+        metrics: Bool = false
+    ) {
+        self.logger = logger
+        self.slowStatementThreshold = slowStatementThreshold
+        self.logsBoundValues = logsBoundValues
+        self.tracing = tracing
+        self.metrics = metrics
+    }
+
+    /// Whether nothing is reported.
+    public var isOff: Bool {
+        logger == nil && !tracing && !metrics
+    }
+}
+
+/// The metrics Strata records when ``DatabaseObservability/metrics`` is on, by label.
+public enum StrataMetric {
+    /// Counter: statements run, by `db.operation.name` (`SELECT`, `INSERT`...).
+    public static let statements = "strata_statements_total"
+    /// Counter: statements that failed, by `db.operation.name`.
+    public static let statementFailures = "strata_statement_failures_total"
+    /// Timer: how long statements ran, by `db.operation.name`.
+    public static let statementDuration = "strata_statement_duration_seconds"
+    /// Timer: how long a pool's `read` or `write` waited for a connection, by `kind` (`writer`, `reader`).
+    public static let poolWait = "strata_pool_wait_duration_seconds"
+    /// Meter: a pool's connections at work, by `kind` (`writer`, `reader`).
+    public static let poolConnectionsInUse = "strata_pool_connections_in_use"
+    /// Counter: times a pausable write committed to give way to other work.
+    public static let pausableWriteYields = "strata_pausable_write_yields_total"
+    /// Counter: times a connection found the database locked by another connection and waited to retry
+    /// (`SQLITE_BUSY`, within the busy timeout).
+    public static let busyRetries = "strata_busy_retries_total"
+}
