@@ -25,7 +25,7 @@ final class BackupOperation {
     /// Checks the destination, pins the source's snapshot, and creates the temporary file.
     ///
     /// - Throws: ``DatabaseError/Code/invalidArgument`` for a refused destination, `pagesPerStep` 0, or a source
-    ///   inside a transaction that has written; a ``DatabaseError`` when the temporary file cannot be created.
+    ///   inside a write transaction; a ``DatabaseError`` when the temporary file cannot be created.
     init(source: Database, path: String, overwrite: Bool, pagesPerStep: Int32) throws {
         guard pagesPerStep != 0 else {
             throw DatabaseError(
@@ -36,8 +36,8 @@ final class BackupOperation {
         guard sqlite3_txn_state(sourceHandle, "main") != SQLITE_TXN_WRITE else {
             throw DatabaseError(
                 code: .invalidArgument,
-                message: "cannot back up inside a transaction that has written: the copy would hold changes not yet "
-                    + "committed; back up before or after it")
+                message: "cannot back up inside a write transaction: the copy would hold changes not yet committed; "
+                    + "back up from a read transaction or outside any transaction")
         }
         self.destination = try BackupDestination(path: path, overwrite: overwrite, source: try source.mainFilePath)
         self.pagesPerStep = pagesPerStep
@@ -64,8 +64,11 @@ final class BackupOperation {
 
     /// Copies the next `pagesPerStep` pages and reports how far the copy has got.
     ///
-    /// - Throws: A ``DatabaseError`` when SQLite cannot read the source or write the copy.
+    /// - Throws: A ``DatabaseError`` when SQLite cannot read the source or write the copy;
+    ///   ``DatabaseError/Code/connectionClosed`` once the source is closed.
     func step(source: Database) throws -> BackupProgress {
+        // SQLite keeps a closed source alive for the backup: stop instead of copying from it.
+        _ = try source.openHandle()
         guard let backup, !isDone else {
             throw DatabaseError(code: .invalidArgument, message: "the backup to \(destination.path) has ended")
         }

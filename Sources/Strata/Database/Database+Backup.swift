@@ -63,7 +63,8 @@ extension Database {
     /// - The copy has the source's schema, data, page size, `user_version` and journal mode (a WAL source gives a WAL
     ///   copy). Only the `main` database is copied, not attached ones. An in-memory database backs up to a file like
     ///   any other.
-    /// - Inside a transaction that has written, the backup throws: it would copy changes not yet committed.
+    /// - Inside a write transaction (one that has written, or began `IMMEDIATE` or `EXCLUSIVE`), the backup throws:
+    ///   it would copy changes not yet committed.
     ///
     /// - Parameters:
     ///   - path: The new file. A relative path starts from the current folder. Its folder must exist.
@@ -74,8 +75,9 @@ extension Database {
     /// - Returns: The final progress, which counts the pages copied.
     /// - Throws: ``DatabaseError/Code/invalidArgument`` for a destination that is refused (its folder missing, the
     ///   source's own file, a file already there without `overwrite`, a folder, a `-wal` or `-journal` file beside
-    ///   it), for `pagesPerStep` 0, and inside a transaction that has written; a ``DatabaseError`` from SQLite when
-    ///   the copy fails (a full disk, an unreadable page); the error `progress` throws.
+    ///   it), for `pagesPerStep` 0, and inside a write transaction; a ``DatabaseError`` from SQLite when the copy
+    ///   fails (a full disk, an unreadable page); ``DatabaseError/Code/connectionClosed`` when the database is closed,
+    ///   before or during the backup; the error `progress` throws.
     /// - Complexity: O(pages of the database); the steps hold only a page at a time in memory.
     ///
     /// See https://www.sqlite.org/backup.html

@@ -144,16 +144,32 @@ private func files(in directory: TemporaryDirectory) throws -> [String] {
         #expect(try countRows(source, in: "item") == 100)
     }
 
-    @Test func insideATransactionThatHasWrittenTheBackupThrows() throws {
+    @Test(arguments: [TransactionKind.deferred, .immediate, .exclusive])
+    func insideAWriteTransactionTheBackupThrows(kind: TransactionKind) throws {
         let directory = try TemporaryDirectory()
         let source = try makeSource(at: directory.path("source.sqlite"))
-        try source.transaction { db in
-            try db.execute(query: "DELETE FROM item")
+        try source.transaction(kind) { db in
+            if kind == .deferred { try db.execute(query: "DELETE FROM item") }
             let error = expectError(.invalidArgument) { try db.backup(to: directory.path("copy.sqlite")) }
-            #expect(error.text.contains("transaction that has written"))
+            #expect(error.text.contains("cannot back up inside a write transaction"))
             #expect(db.isInTransaction)
         }
         #expect(try files(in: directory) == ["source.sqlite", "source.sqlite-shm", "source.sqlite-wal"])
+    }
+
+    @Test func closingTheSourceDuringTheBackupStopsIt() throws {
+        let directory = try TemporaryDirectory()
+        let source = try makeSource(at: directory.path("source.sqlite"))
+        var steps = 0
+        expectError(.connectionClosed) {
+            try source.backup(to: directory.path("copy.sqlite"), pagesPerStep: 2) { _ in
+                steps += 1
+                source.close()
+            }
+        }
+        #expect(steps == 1)
+        // SQLite finished closing the source once the backup let it go: its WAL is checkpointed and removed.
+        #expect(try files(in: directory) == ["source.sqlite"])
     }
 
     @Test func nothingHalfWrittenIsEverAtPath() throws {
