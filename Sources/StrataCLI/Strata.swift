@@ -16,6 +16,6 @@ struct StrataCommand: ParsableCommand {
               strata query "SELECT * FROM note" --format json
               strata new "add tags"   # create Migrations/NNNN_add_tags.sql
             """,
-        subcommands: [MigrateCommand.self, StatusCommand.self, QueryCommand.self, NewCommand.self]
+        subcommands: [MigrateCommand.self, StatusCommand.self, QueryCommand.self, NewCommand.self, BackupCommand.self]
     )
 }

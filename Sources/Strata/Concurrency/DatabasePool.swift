@@ -37,7 +37,7 @@ public final class DatabasePool: Sendable {
     public let observability: DatabaseObservability
 
     private let writer: ConnectionPool
-    private let readers: ConnectionPool
+    let readers: ConnectionPool
     /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
     private let checkpointer: Checkpointer?
 

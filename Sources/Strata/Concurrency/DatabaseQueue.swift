@@ -28,7 +28,7 @@ public final class DatabaseQueue: Sendable {
     /// What the queue reports (see ``DatabaseObservability``).
     public let observability: DatabaseObservability
 
-    private let connection: ConnectionPool
+    let connection: ConnectionPool
 
     /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:busyTimeout:)``
     /// does.

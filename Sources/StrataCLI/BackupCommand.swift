@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata backup --to PATH`: copies the database into a new file while other processes keep using it.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy the database into a new file, while other processes keep using it.",
+        discussion: """
+            The copy is the database as it was committed when the backup began; in WAL mode, writers keep \
+            committing meanwhile. It is written beside the destination and renamed into place only once complete, \
+            so a failed backup leaves nothing behind. An existing destination is refused unless --overwrite is given.
+            """
+    )
+
+    @OptionGroup var databaseOptions: DatabaseOptions
+
+    @Option(name: .long, help: ArgumentHelp("The backup file to create. Its folder must exist.", valueName: "path"))
+    var to: String
+
+    @Flag(name: .long, help: "Replace a file already at the destination.")
+    var overwrite = false
+
+    func run() throws {
+        try reportingErrors {
+            // Opening a missing database would create an empty one, and back that up.
+            guard databaseOptions.exists else {
+                throw CommandError("no database at \(databaseOptions.database)")
+            }
+            let db = try databaseOptions.open(readOnly: true)
+            defer { db.close() }
+            let result = try db.backup(to: to, overwrite: overwrite)
+            Terminal.write("backed up \(databaseOptions.database) to \(to): \(result.totalPages) pages")
+        }
+    }
+}
