@@ -165,9 +165,17 @@ extension Database {
     /// Runs `body` so that what it wrote is kept only when it returns: in a savepoint inside a
     /// transaction, in a transaction of its own outside one. The statements are cached, so this costs
     /// two steps, not two compiles.
-    func atomically<Result>(_ body: () throws -> Result) throws -> Result {
+    ///
+    /// `immediate` begins a transaction of its own with `BEGIN IMMEDIATE`, which takes the write lock at once;
+    /// otherwise the savepoint begins it, as `BEGIN DEFERRED` would, and the first statement of `body` takes
+    /// the locks it needs, or fails with its own error.
+    ///
+    /// See https://www.sqlite.org/lang_savepoint.html
+    @usableFromInline
+    func atomically<Result>(immediate: Bool = true, _ body: () throws -> Result) throws -> Result {
         let nested = isInTransaction
-        try cachedStatement(for: nested ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
+        let savepoint = nested || !immediate
+        try cachedStatement(for: savepoint ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
         let result: Result
         do {
             result = try body()
@@ -184,7 +192,7 @@ extension Database {
             throw error
         }
         do {
-            try cachedStatement(for: nested ? "RELEASE strata_record" : "COMMIT").perform()
+            try cachedStatement(for: savepoint ? "RELEASE strata_record" : "COMMIT").perform()
         } catch {
             if !nested, isInTransaction { try? cachedStatement(for: "ROLLBACK").perform() }
             throw error
