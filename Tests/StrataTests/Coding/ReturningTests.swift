@@ -333,3 +333,84 @@ struct ReturningFailureTests {
         #expect(try contents(in: reader) == ["taken", "a", "b"])
     }
 }
+
+@Suite("Query: deleteAndFetchAll and updateAndFetchAll return the rows they changed")
+struct RequestReturningTests {
+    private func database() throws -> Database {
+        let db = try notesDatabase()
+        try db.execute(query: "INSERT INTO note (content, score) VALUES ('a', 1), ('b', 2), ('c', 3), ('d', 4)")
+        return db
+    }
+
+    @Test func deleteAndFetchAllReturnsTheRowsAsTheyWere() throws {
+        let db = try database()
+        let deleted = try db.deleteAndFetchAll(Entry.filter(Column("score") >= 3))
+        #expect(
+            deleted.sorted { $0.score < $1.score } == [
+                Entry(id: 3, content: "c", score: 3), Entry(id: 4, content: "d", score: 4),
+            ])
+        #expect(try contents(in: db) == ["a", "b"])
+        #expect(try db.deleteAndFetchAll(Entry.filter(Column("score") > 100)) == [])
+    }
+
+    @Test func theRequestsOrderAndLimitChooseTheRows() throws {
+        let db = try database()
+        let deleted = try db.deleteAndFetchAll(Entry.order(Column("score").desc).limit(2))
+        #expect(Set(deleted.map(\.content)) == ["c", "d"])
+        let raised = try db.updateAndFetchAll(Entry.order(Column("score")).limit(1), Column("score").set(to: 10))
+        #expect(raised == [Entry(id: 1, content: "a", score: 10)])
+    }
+
+    @Test func updateAndFetchAllReturnsTheRowsAsUpdated() throws {
+        let db = try database()
+        let updated = try db.updateAndFetchAll(
+            Entry.filter(Column("score") <= 2), Column("score").set(to: Column("score") * 10),
+            Column("content").set(to: upper(Column("content"))))
+        #expect(
+            updated.sorted { $0.score < $1.score } == [
+                Entry(id: 1, content: "A", score: 10), Entry(id: 2, content: "B", score: 20),
+            ])
+        #expect(try db.fetchAll(Entry.self).map(\.score) == [10, 20, 3, 4])
+    }
+
+    @Test func tableAndSnakeCaseModelsReadTheirRows() throws {
+        let db = try database()
+        let table = try db.updateAndFetchAll(TableEntry.filter(Column("id") == 1), Column("score").set(to: 7))
+        #expect(table == [TableEntry(id: 1, content: "a", score: 7)])
+        try db.execute(query: "INSERT INTO post (author_name, like_count) VALUES ('ada', 3), ('grace', 5)")
+        let posts = try db.deleteAndFetchAll(Post.filter(Column("like_count") > 4))
+        #expect(posts == [Post(id: 2, authorName: "grace", likeCount: 5)])
+    }
+
+    @Test func aConstraintViolationChangesNothingAndNamesItsSQL() throws {
+        let db = try database()
+        let error = expectError(.sqlite) {
+            _ = try db.updateAndFetchAll(Entry.filter(Column("score") > 2), Column("content").set(to: "a"))
+        }
+        #expect(error?.resultCode == .constraintUnique)
+        #expect(error?.sql?.hasPrefix("UPDATE \"note\" SET \"content\" = ?") == true)
+        #expect(error?.sql?.hasSuffix(" RETURNING *") == true)
+        #expect(try contents(in: db) == ["a", "b", "c", "d"])
+        #expect(!db.isInTransaction)
+    }
+
+    @Test func aRowThatDoesNotDecodeRollsTheWriteBack() throws {
+        let db = try database()
+        // INTEGER affinity keeps 'x' as TEXT, which `score: Int` cannot read.
+        #expect(throws: DecodingError.self) {
+            _ = try db.updateAndFetchAll(Entry.filter(Column("score") > 1), Column("score").set(to: "x"))
+        }
+        #expect(try db.fetchAll(Int.self, query: "SELECT score FROM note ORDER BY id") == [1, 2, 3, 4])
+        try db.execute(query: "UPDATE note SET score = 'x' WHERE id = 4")
+        #expect(throws: DecodingError.self) { _ = try db.deleteAndFetchAll(Entry.filter(Column("id") >= 3)) }
+        #expect(try contents(in: db) == ["a", "b", "c", "d"])
+        #expect(!db.isInTransaction)
+    }
+
+    @Test func anUpdateWithoutAssignmentsThrows() throws {
+        let db = try database()
+        let error = expectError(.invalidArgument) { _ = try db.updateAndFetchAll(Entry.all()) }
+        #expect(error?.message == "updateAndFetchAll needs at least one column to set")
+        #expect(try db.fetchAll(Entry.self).map(\.score) == [1, 2, 3, 4])
+    }
+}
