@@ -34,6 +34,12 @@ struct Options {
           --writers COUNT     tasks doing small writes (default 8)
           --interval-ms MS    time between two small writes of one task (default 5)
           --modes MODES       comma-separated: single-write, write-per-row, pausable-write (default all)
+          --scenario batch-insert
+                              new models (nil keys, read back through RETURNING) into an in-memory table:
+                              insert(contentsOf:) against a loop of insert(&model) in one transaction, for a
+                              Codable model and a @Table model; medians of --reps runs after --warmup
+          --batch-rows ROWS   models per run (default 10000)
+          --batch-file        the table in a WAL file with synchronous = NORMAL instead of in memory
         """
 
     var rows = 100_000
@@ -52,6 +58,8 @@ struct Options {
     var writers = 8
     var intervalMilliseconds = 5
     var importModes = ImportUnderLoad.modes
+    var batchRows = 10_000
+    var batchFile = false
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -88,7 +96,9 @@ struct Options {
             case "--memory-table": memoryTable = true
             case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
             case "--source": source = try value(argument)
-            case "--scenario": scenario = try list(argument, allowed: ["import-under-load"])[0]
+            case "--scenario": scenario = try list(argument, allowed: ["import-under-load", "batch-insert"])[0]
+            case "--batch-rows": batchRows = try count(argument, minimum: 1)
+            case "--batch-file": batchFile = true
             case "--import-rows": importRows = try count(argument, minimum: 1)
             case "--writers": writers = try count(argument, minimum: 1)
             case "--interval-ms": intervalMilliseconds = try count(argument, minimum: 1)
