@@ -32,7 +32,7 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_returning.html and https://www.sqlite.org/lang_savepoint.html
     public func insert<T: Model>(contentsOf models: inout [T]) throws {
-        try insert(contentsOf: &models) { try self.insertRow($0, bind: nil) }
+        try insert(contentsOf: &models) { try self.insertRow($0, bind: nil, decoding: &$1) }
     }
 
     /// Inserts every model of `models` in one transaction, leaving nil primary keys for SQLite to assign: the
@@ -44,14 +44,14 @@ extension Database {
     ///
     /// The index a failure names is the position of the model in the sequence, from 0.
     public func insert<T: Model>(contentsOf models: some Sequence<T>) throws {
-        try insert(contentsOf: models) { try self.insertRow($0, bind: nil) }
+        try insert(contentsOf: models) { try self.insertRow($0, bind: nil, decoding: &$1) }
     }
 
     // MARK: Internal
 
     /// The batch of `models`, inserted by `insertRow`, written back into `models` once it is committed.
     @usableFromInline
-    func insert<T: Model>(contentsOf models: inout [T], insertRow: (T) throws -> T?) throws {
+    func insert<T: Model>(contentsOf models: inout [T], insertRow: (T, inout RowDecoding?) throws -> T?) throws {
         // Shares the storage of `models` until the first row read back: a batch of models with keys copies nothing.
         var written = models
         try insert(contentsOf: models, insertRow: insertRow) { written[$0] = $1 }
@@ -61,18 +61,21 @@ extension Database {
     /// The loop of a batch: every model of `models`, inserted by `insertRow` in one transaction; `readBack` gets the
     /// rows read back, with their positions, and must keep them aside until this returns: it may still roll back.
     ///
-    /// `insertRow` inserts one model inside the transaction and returns its row when it was read back.
+    /// `insertRow` inserts one model inside the transaction and returns its row when it was read back, with the
+    /// decoder that read the last row (see `readBack`).
     @usableFromInline
     func insert<T: Model>(
-        contentsOf models: some Sequence<T>, insertRow: (T) throws -> T?, readBack: (Int, T) -> Void = { _, _ in }
+        contentsOf models: some Sequence<T>, insertRow: (T, inout RowDecoding?) throws -> T?,
+        readBack: (Int, T) -> Void = { _, _ in }
     ) throws {
         var iterator = models.makeIterator()
         guard var next = iterator.next() else { return }
         try atomically {
+            var decoding: RowDecoding?
             var index = 0
             while true {
                 do {
-                    if let row = try insertRow(next) { readBack(index, row) }
+                    if let row = try insertRow(next, &decoding) { readBack(index, row) }
                 } catch {
                     throw Self.locate(error, atElement: index)
                 }
@@ -83,11 +86,12 @@ extension Database {
         }
     }
 
-    /// Inserts `model` inside a transaction the caller opened, as `insert(_:)` does.
+    /// Inserts `model` inside a transaction the caller opened, as `insert(_:)` does; `decoding` is the decoder of the
+    /// last row read back (see `readBack`).
     ///
     /// - Returns: The row read back when the key was nil, nil when the model was inserted as it is.
     @usableFromInline
-    func insertRow<T: Model>(_ model: T, bind: GeneratedBinding<T>?) throws -> T? {
+    func insertRow<T: Model>(_ model: T, bind: GeneratedBinding<T>?, decoding: inout RowDecoding?) throws -> T? {
         let (statement, keyIsNil, record) = try encodeWrite(
             model, .insert, returning: .insertReturning, bind: bind)
         guard keyIsNil else {
@@ -95,7 +99,7 @@ extension Database {
             try checkInserted(T.self, by: statement)
             return nil
         }
-        return try readBack(T.self, from: statement, record)
+        return try readBack(T.self, from: statement, record, decoding: &decoding)
     }
 
     /// `error`, thrown by the insert of the element at `index` of a batch, located at it.

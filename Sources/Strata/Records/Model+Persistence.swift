@@ -115,7 +115,8 @@ extension Database {
             try statement.perform()
             return statement
         }
-        model = try atomically { try readBack(T.self, from: statement, record) }
+        var decoding: RowDecoding?
+        model = try atomically { try readBack(T.self, from: statement, record, decoding: &decoding) }
         return nil
     }
 
@@ -143,9 +144,14 @@ extension Database {
 
     /// Runs the encoded `RETURNING` statement of a `T` with a nil key, to its end, and reads the row it wrote.
     /// The caller makes it atomic: when this throws after the write, the row must be rolled back.
-    func readBack<T: Model>(_ type: T.Type, from statement: Statement, _ record: RecordSQL) throws -> T {
+    ///
+    /// `decoding` is the decoder of the last row read back, reused when it reads the same statement (a batch reads
+    /// row after row with one); a new one is kept there otherwise.
+    func readBack<T: Model>(
+        _ type: T.Type, from statement: Statement, _ record: RecordSQL, decoding kept: inout RowDecoding?
+    ) throws -> T {
         defer { statement.reset() }
-        guard let row = try statement.next() else {
+        guard try statement.advance() else {
             throw Self.notInserted(T.self, sql: statement.sql)
         }
         let key = record.columns[Int(record.insertPrimaryKeyParameter) - 1]
@@ -156,9 +162,16 @@ extension Database {
                     + "only to an INTEGER PRIMARY KEY column; set the key before inserting",
                 sql: statement.sql)
         }
-        let inserted = try T.rowDecoder.decode(T.self, from: row)
+        let decoding: RowDecoding
+        if let kept, kept.reader.statement === statement {
+            decoding = kept
+        } else {
+            decoding = T.rowDecoder.makeDecoding(for: statement)
+            kept = decoding
+        }
+        let inserted = try decoding.decodeRow(T.self)
         // The write happened at the first step; this ends the statement as a write should end.
-        _ = try statement.next()
+        _ = try statement.advance()
         return inserted
     }
 
