@@ -72,9 +72,10 @@ extension Database {
     /// let expired = try db.deleteAndFetchAll(Session.filter(Column("expiresAt") < Date()))
     /// ```
     ///
-    /// - **The rows come back in no set order**: the request's order chooses the rows under a limit, but SQLite
-    ///   returns the rows of `RETURNING` in the order it deletes them.
-    /// - **A row that does not decode rolls the delete back**: the error is thrown and no row is deleted.
+    /// The rows come back in no set order: the request's order chooses the rows under a limit, but SQLite returns
+    /// the rows of `RETURNING` in the order it deletes them.
+    ///
+    /// - **A row that does not decode rolls the delete or update back**: the error is thrown and no row is deleted.
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
@@ -106,8 +107,9 @@ extension Database {
     ///                                        Column("claimedBy").set(to: worker))
     /// ```
     ///
-    /// - **The rows come back in no set order**, as in ``deleteAndFetchAll(_:)``.
-    /// - **A row that does not decode rolls the update back**: the error is thrown and no row is changed.
+    /// The rows come back in no set order, as in ``deleteAndFetchAll(_:)``.
+    ///
+    /// - **A row that does not decode rolls the delete or update back**: the error is thrown and no row is changed.
     ///
     /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
     ///

@@ -119,7 +119,8 @@ struct ReturningTests {
         #expect(try contents(in: db) == ["a"])
     }
 
-    @Test func fetchOneOfAManyRowWriteWritesEveryRow() throws {
+    @Test("A write runs to its end when only its first row is read")
+    func fetchOneOfAManyRowWriteWritesEveryRow() throws {
         let db = try notesDatabase()
         let first = try db.fetchOne(Entry.self, query: insertThree, parameters: abc)
         #expect(first == Entry(id: 1, content: "a", score: 1))
@@ -159,7 +160,8 @@ struct ReturningTests {
         #expect(try contents(in: db) == ["a", "b", "c", "d", "e", "f"])
     }
 
-    @Test func aCursorOverAWriteEndsItBeforeItIsReturned() throws {
+    @Test("A write is read to its end before the cursor is returned")
+    func aCursorOverAWriteEndsItBeforeItIsReturned() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("cursor.sqlite")
         let db = try notesDatabase(path: path)
@@ -255,7 +257,8 @@ struct ReturningFailureTests {
         try expectConstraintFailure(error, in: db)
     }
 
-    @Test func aRowThatDoesNotDecodeRollsBackTheWholeWrite() throws {
+    @Test("A write whose rows cannot all be decoded is rolled back")
+    func aRowThatDoesNotDecodeRollsBackTheWholeWrite() throws {
         let db = try database()
         // The second row returns a NULL content, which a String cannot hold: the first row decoded already.
         let insert =
@@ -394,7 +397,8 @@ struct RequestReturningTests {
         #expect(!db.isInTransaction)
     }
 
-    @Test func aRowThatDoesNotDecodeRollsTheWriteBack() throws {
+    @Test("A row that does not decode rolls the delete or update back")
+    func aRowThatDoesNotDecodeRollsTheWriteBack() throws {
         let db = try database()
         // INTEGER affinity keeps 'x' as TEXT, which `score: Int` cannot read.
         #expect(throws: DecodingError.self) {
@@ -405,6 +409,18 @@ struct RequestReturningTests {
         #expect(throws: DecodingError.self) { _ = try db.deleteAndFetchAll(Entry.filter(Column("id") >= 3)) }
         #expect(try contents(in: db) == ["a", "b", "c", "d"])
         #expect(!db.isInTransaction)
+    }
+
+    @Test func aRequestThatCannotBeRenderedThrowsAndWritesNothing() throws {
+        let db = try database()
+        let badName = expectError(.invalidArgument) {
+            _ = try db.deleteAndFetchAll(Entry.filter(Column("sco\u{0}re") > 1))
+        }
+        #expect(badName?.sql?.hasPrefix("DELETE FROM \"note\"") == true)
+        expectError(.invalidArgument) {
+            _ = try db.updateAndFetchAll(Entry.all().limit(-1), Column("score").set(to: 0))
+        }
+        #expect(try db.fetchAll(Entry.self).map(\.score) == [1, 2, 3, 4])
     }
 
     @Test func anUpdateWithoutAssignmentsThrows() throws {

@@ -131,7 +131,9 @@ private func count(_ table: String, in db: Database) throws -> Int {
 
 @Suite("Records: insert(contentsOf:) fills in the keys and stores what single inserts store")
 struct BatchInsertTests {
-    @Test func nilIntegerKeysAreFilledInFromTheRowsWritten() throws {
+    @Test("Nil integer keys are filled in from the rows written") func nilIntegerKeysAreFilledInFromTheRowsWritten()
+        throws
+    {
         let db = try database()
         var batch = members(3)
         try db.insert(contentsOf: &batch)
@@ -235,7 +237,7 @@ struct BatchInsertTests {
         #expect(try db.fetchAll(Member.self).map(\.email) == members(5).map(\.email))
     }
 
-    @Test func anEmptyArrayIsANoOp() throws {
+    @Test("An empty array is a no-op") func anEmptyArrayIsANoOp() throws {
         let db = try database()
         // No statement runs: the table of the type need not even exist, and no transaction begins.
         struct Missing: Model {
@@ -270,7 +272,7 @@ struct BatchInsertTests {
 
 @Suite("Records: a batch insert is all or nothing, and its error names the element that failed")
 struct BatchInsertAtomicityTests {
-    @Test(arguments: [false, true])
+    @Test("A batch is all or nothing, and a failed batch names the element that failed", arguments: [false, true])
     func aConstraintFailureInTheMiddleInsertsNothing(tableModel: Bool) throws {
         let db = try database()
         try db.insert(Member(id: nil, email: "taken@example.com", joinedAt: Date(timeIntervalSince1970: 0)))
@@ -313,7 +315,7 @@ struct BatchInsertAtomicityTests {
         #expect(try count("member", in: db) == 0)
     }
 
-    @Test(arguments: [false, true])
+    @Test("An ignored insert fails the batch", arguments: [false, true])
     func anIgnoredInsertThrowsAndRollsBackTheBatch(withKeys: Bool) throws {
         let db = try database()
         try db.insert(Subscriber(id: 100, email: "a@example.com"))
