@@ -40,6 +40,12 @@ struct Options {
           --tasks COUNTS      comma-separated task counts (default 8,64)
           --writes COUNT      writes per task (default 2000); --reads COUNT: reads per task (default 5000)
           --synchronous MODE  OFF, NORMAL or FULL for both pools (default NORMAL)
+          --scenario batch-insert
+                              new models (nil keys, read back through RETURNING) into an in-memory table:
+                              insert(contentsOf:) against a loop of insert(&model) in one transaction, for a
+                              Codable model and a @Table model; medians of --reps runs after --warmup
+          --batch-rows ROWS   models per run (default 10000)
+          --batch-file        the table in a WAL file with synchronous = NORMAL instead of in memory
         """
 
     var rows = 100_000
@@ -62,6 +68,8 @@ struct Options {
     var poolWrites = 2_000
     var poolReads = 5_000
     var synchronous = "NORMAL"
+    var batchRows = 10_000
+    var batchFile = false
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -98,7 +106,7 @@ struct Options {
             case "--memory-table": memoryTable = true
             case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
             case "--source": source = try value(argument)
-            case "--scenario": scenario = try list(argument, allowed: ["import-under-load", "pool"])[0]
+            case "--scenario": scenario = try list(argument, allowed: ["import-under-load", "pool", "batch-insert"])[0]
             case "--tasks":
                 poolTasks = try value(argument).split(separator: ",").map { text in
                     guard let count = Int(text), count >= 1 else {
@@ -109,6 +117,8 @@ struct Options {
             case "--writes": poolWrites = try count(argument, minimum: 1)
             case "--reads": poolReads = try count(argument, minimum: 1)
             case "--synchronous": synchronous = try list(argument, allowed: ["OFF", "NORMAL", "FULL"])[0]
+            case "--batch-rows": batchRows = try count(argument, minimum: 1)
+            case "--batch-file": batchFile = true
             case "--import-rows": importRows = try count(argument, minimum: 1)
             case "--writers": writers = try count(argument, minimum: 1)
             case "--interval-ms": intervalMilliseconds = try count(argument, minimum: 1)

@@ -21,6 +21,16 @@ do {
             taskCounts: options.poolTasks, writesPerTask: options.poolWrites, readsPerTask: options.poolReads,
             synchronous: options.synchronous, rounds: options.reps, directory: directory
         ).run()
+    } else if options.scenario == "batch-insert" {
+        var directory: URL?
+        if options.batchFile {
+            let url = FileManager.default.temporaryDirectory
+                .appendingPathComponent("strata-bench-batch-\(ProcessInfo.processInfo.processIdentifier)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            directory = url
+        }
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        try BatchInsert(rows: options.batchRows, reps: options.reps, warmup: options.warmup, directory: directory).run()
     } else {
         try Runner(options: options).run()
     }

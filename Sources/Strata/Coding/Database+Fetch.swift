@@ -6,9 +6,14 @@ extension Database {
     /// try db.execute(query: "DELETE FROM note WHERE id = :id", parameters: ["id": 42])
     /// ```
     ///
-    /// The statement is prepared once and cached on the connection.
+    /// The statement is prepared once and cached on the connection. It always runs to its end: the rows of a
+    /// `RETURNING` clause are stepped through and discarded (``fetchAll(_:query:parameters:decoder:)-5frd6`` reads
+    /// them).
     ///
-    /// - Throws: `EncodingError` when a parameter gets no value; ``DatabaseError`` when SQLite fails.
+    /// - Throws: `EncodingError` when a parameter gets no value; ``DatabaseError`` when SQLite fails, such as a
+    ///   constraint violation, with the SQL of the statement.
+    ///
+    /// See https://www.sqlite.org/c3ref/step.html
     public func execute(query: String, parameters: some Encodable, encoder: StatementEncoder = StatementEncoder())
         throws
     {
@@ -21,9 +26,19 @@ extension Database {
     ///
     /// ```swift
     /// let notes = try db.fetchAll(Note.self, query: "SELECT * FROM note WHERE content LIKE :q", parameters: ["q": "%swift%"])
+    /// let added = try db.fetchAll(
+    ///     Note.self, query: "INSERT INTO note (content) VALUES (:a), (:b) RETURNING *", parameters: ["a": "x", "b": "y"])
     /// ```
     ///
+    /// The rows of an `INSERT`, `UPDATE` or `DELETE` with a `RETURNING` clause decode as those of a `SELECT` do.
+    ///
+    /// - **A write whose rows cannot all be decoded is rolled back.** SQLite makes every change of such a statement
+    ///   at its first step; when one of its rows does not decode, the changes are rolled back (the statement runs in
+    ///   a savepoint of its own) before the error is thrown, so a caller that retries never writes twice.
+    ///
     /// Inlinable so that the array of results is built by code specialized for `T`.
+    ///
+    /// See https://www.sqlite.org/lang_returning.html
     @inlinable
     public func fetchAll<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
@@ -59,6 +74,18 @@ extension Database {
     }
 
     /// The first row of `query` decoded as `T`, or nil when there is none.
+    ///
+    /// ```swift
+    /// let note = try db.fetchOne(Note.self, query: "INSERT INTO note (content) VALUES (:content) RETURNING *",
+    ///                            parameters: ["content": "Hello"])
+    /// ```
+    ///
+    /// - **A write runs to its end when only its first row is read.** An `INSERT`, `UPDATE` or `DELETE` with a
+    ///   `RETURNING` clause writes every row, ``Database/changes`` counts them all, and a failure at its end (a
+    ///   commit that cannot take its lock) is thrown rather than lost; when the first row does not decode, the
+    ///   changes are rolled back, as in ``fetchAll(_:query:parameters:decoder:)-5frd6``.
+    ///
+    /// See https://www.sqlite.org/lang_returning.html
     public func fetchOne<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> T? {
@@ -83,20 +110,25 @@ extension Database {
 
     /// A lazy cursor over the rows of `query`, decoding one row per ``FetchCursor/next()``.
     ///
-    /// - Complexity: O(1) memory in the number of rows.
+    /// - **A write is read to its end before the cursor is returned.** The rows of an `INSERT`, `UPDATE` or `DELETE`
+    ///   with a `RETURNING` clause, which SQLite holds in memory anyway, are decoded at once: the statement ends and
+    ///   its changes commit (or roll back when a row does not decode), where a lazy cursor would keep the write
+    ///   lock until it was released.
+    ///
+    /// - Complexity: O(1) memory in the number of rows of a `SELECT`; O(n) for the rows of a write.
     public func fetchCursor<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> FetchCursor<T> {
         let statement = try cursorStatement(query: query, parameters: QueryParameters(parameters))
         let decoding = decoder.forRows(of: T.self).makeDecoding(for: statement)
-        return FetchCursor(statement: statement) { _ in try decoding.decodeRow(T.self) }
+        return try cursor(over: statement) { _ in try decoding.decodeRow(T.self) }
     }
 
     /// A lazy cursor over a one-column `query`, reading each value as `T`.
     public func fetchCursor<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> FetchCursor<T> {
-        FetchCursor(statement: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
+        try cursor(over: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
             try $0.scalar(T.self)
         }
     }
@@ -105,7 +137,7 @@ extension Database {
     public func fetchCursor<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> FetchCursor<T> {
-        FetchCursor(statement: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
+        try cursor(over: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
             try $0.scalar(T.self)
         }
     }
@@ -136,9 +168,20 @@ extension Database {
 
     /// Every row of the prepared and bound `statement`, decoded; inlinable so that the array of results is built
     /// by code specialized for `T`.
+    ///
+    /// A statement that writes rows runs in a savepoint: its changes, made at its first step, are rolled back when
+    /// a row does not decode.
     @inlinable
     func collect<Context, T>(
         statement: Statement, context: (Statement) -> Context, decode: (Context) throws -> T
+    ) throws -> [T] {
+        guard statement.writesRows else { return try collectRows(of: statement, context: context, decode: decode) }
+        return try atomically(immediate: false) { try collectRows(of: statement, context: context, decode: decode) }
+    }
+
+    @inlinable @inline(__always)
+    func collectRows<Context, T>(
+        of statement: Statement, context: (Statement) -> Context, decode: (Context) throws -> T
     ) throws -> [T] {
         try runLeased(statement) { statement in
             let context = context(statement)
@@ -150,11 +193,32 @@ extension Database {
         }
     }
 
+    /// The first row of `query`, decoded. A statement that writes rows runs in a savepoint, as in `collect`, and to
+    /// its end: SQLite made its changes at the first step, but the statement ends, and a commit of its own would
+    /// report a failure, only at its last step; a reset before it would drop that failure.
     func first<T>(query: String, parameters: QueryParameters, decode: (Statement) throws -> T) throws -> T? {
-        try runLeased(try prepared(query: query, parameters: parameters)) { statement in
-            guard try statement.next() != nil else { return nil }
-            return try decode(statement)
+        let statement = try prepared(query: query, parameters: parameters)
+        guard statement.writesRows else {
+            return try runLeased(statement) { statement in
+                guard try statement.next() != nil else { return nil }
+                return try decode(statement)
+            }
         }
+        return try atomically(immediate: false) {
+            try runLeased(statement) { statement in
+                guard try statement.advance() else { return nil }
+                let first = try decode(statement)
+                while try statement.advance() {}
+                return first
+            }
+        }
+    }
+
+    /// A cursor over the rows of `statement`, a statement of its own (see `cursorStatement`): lazy over a `SELECT`,
+    /// over rows read at once for a statement that writes rows, which then ends before the cursor is returned.
+    func cursor<T>(over statement: Statement, decode: @escaping (Statement) throws -> T) throws -> FetchCursor<T> {
+        guard statement.writesRows else { return FetchCursor(statement: statement, decode: decode) }
+        return FetchCursor(elements: try collect(statement: statement, context: { $0 }, decode: decode))
     }
 }
 

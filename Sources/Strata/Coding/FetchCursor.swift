@@ -10,22 +10,27 @@
 /// ```
 ///
 /// The cursor owns its own prepared statement; stopping early is fine, and the statement is
-/// finalized when the cursor is released.
+/// finalized when the cursor is released. The rows of a statement that writes (`INSERT ... RETURNING`)
+/// are read when the cursor is made, so that the write ends at once.
 public final class FetchCursor<Element> {
-    let statement: Statement
-    private let decode: (Statement) throws -> Element
+    private let nextElement: () throws -> Element?
 
+    /// A lazy cursor: each ``next()`` steps `statement` and decodes its row.
     init(statement: Statement, decode: @escaping (Statement) throws -> Element) {
-        self.statement = statement
-        self.decode = decode
+        nextElement = { try statement.advance() ? try decode(statement) : nil }
+    }
+
+    /// A cursor over elements already read.
+    init(elements: [Element]) {
+        var iterator = elements.makeIterator()
+        nextElement = { iterator.next() }
     }
 
     /// The next element, or nil when the rows are exhausted.
     ///
     /// - Throws: ``DatabaseError`` when stepping fails, `DecodingError` when a row does not decode.
     public func next() throws -> Element? {
-        guard try statement.next() != nil else { return nil }
-        return try decode(statement)
+        try nextElement()
     }
 
     /// Calls `body` with every remaining element; stops at the first error.

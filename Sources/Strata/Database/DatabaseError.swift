@@ -66,6 +66,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public let columnIndex: Int?
     /// The error a user type's conversion threw, when there was one.
     public let underlyingError: (any Error)?
+    /// The 0-based position of the element whose insert failed, when a batch (`insert(contentsOf:)`) failed at one.
+    public let elementIndex: Int?
 
     init(
         code: Code,
@@ -74,7 +76,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         sql: String? = nil,
         column: String? = nil,
         columnIndex: Int? = nil,
-        underlyingError: (any Error)? = nil
+        underlyingError: (any Error)? = nil,
+        elementIndex: Int? = nil
     ) {
         self.code = code
         self.resultCode = resultCode
@@ -83,6 +86,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.column = column
         self.columnIndex = columnIndex
         self.underlyingError = underlyingError
+        self.elementIndex = elementIndex
     }
 
     /// `SQLite error 19 (SQLITE_CONSTRAINT_UNIQUE): UNIQUE constraint failed: u.k - while executing `INSERT ...``
@@ -99,6 +103,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         } else if let columnIndex {
             text += " - column index \(columnIndex)"
         }
+        if let elementIndex {
+            text += " - element \(elementIndex) of the batch"
+        }
         if let sql {
             text += " - while executing `\(sql)`"
         }
@@ -114,8 +121,16 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
             sql: self.sql ?? sql,
             column: self.column ?? column,
             columnIndex: self.columnIndex ?? index,
-            underlyingError: underlyingError
+            underlyingError: underlyingError,
+            elementIndex: elementIndex
         )
+    }
+
+    /// The same error, located at the element of a batch whose insert failed.
+    func atElement(_ index: Int) -> DatabaseError {
+        DatabaseError(
+            code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
+            underlyingError: underlyingError, elementIndex: index)
     }
 }
 

@@ -9,7 +9,8 @@ internal import CSQLite
 /// An SQLite authorizer, installed once when the connection opens, sees every statement as it is
 /// prepared: it denies transaction control while ``refusal`` is set, and marks the statements that
 /// are transaction control so that one prepared earlier is refused when it runs. Statements compiled
-/// before a schema change are compiled again through the same authorizer.
+/// before a schema change are compiled again through the same authorizer. It also marks the statements
+/// that write rows, which the fetches run atomically (see `Statement.writesRows`).
 ///
 /// See https://www.sqlite.org/c3ref/set_authorizer.html
 final class TransactionControlGuard {
@@ -19,15 +20,26 @@ final class TransactionControlGuard {
     /// Set by the authorizer when the statement being prepared is `BEGIN`, `COMMIT` or `ROLLBACK`.
     @exclusivity(unchecked) var preparedTransactionControl = false
 
+    /// Set by the authorizer when the statement being prepared inserts, updates or deletes rows.
+    @exclusivity(unchecked) var preparedWrite = false
+
     /// Installs the authorizer on `handle`. The guard must outlive the handle: `Connection` owns both.
     func install(on handle: OpaquePointer) {
         sqlite3_set_authorizer(
             handle,
             { context, action, _, _, _, _ in
-                guard action == SQLITE_TRANSACTION, let context else { return SQLITE_OK }
-                let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
-                guardState.preparedTransactionControl = true
-                return guardState.refusal == nil ? SQLITE_OK : SQLITE_DENY
+                guard let context else { return SQLITE_OK }
+                switch action {
+                case SQLITE_TRANSACTION:
+                    let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
+                    guardState.preparedTransactionControl = true
+                    return guardState.refusal == nil ? SQLITE_OK : SQLITE_DENY
+                case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+                    Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedWrite = true
+                    return SQLITE_OK
+                default:
+                    return SQLITE_OK
+                }
             },
             Unmanaged.passUnretained(self).toOpaque())
     }

@@ -61,13 +61,25 @@ extension Database {
     /// - Returns: The number of rows deleted.
     @discardableResult
     public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
-        var renderer = request.makeRenderer()
-        renderer.append("DELETE FROM ")
-        renderer.appendIdentifier(Record.tableName)
-        request.appendRowSelection(to: &renderer)
-        let statement = try preparedRequest(renderer.rendered, failure: renderer.failure)
-        try statement.perform()
+        let renderer = renderDelete(request, returning: false)
+        try preparedRequest(renderer.rendered, failure: renderer.failure).perform()
         return try changes
+    }
+
+    /// Deletes the rows of `request` and returns them as they were (`DELETE ... RETURNING *`).
+    ///
+    /// ```swift
+    /// let expired = try db.deleteAndFetchAll(Session.filter(Column("expiresAt") < Date()))
+    /// ```
+    ///
+    /// The rows come back in no set order: the request's order chooses the rows under a limit, but SQLite returns
+    /// the rows of `RETURNING` in the order it deletes them.
+    ///
+    /// - **A row that does not decode rolls the delete or update back**: the error is thrown and no row is deleted.
+    ///
+    /// See https://www.sqlite.org/lang_returning.html
+    public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
+        try fetchWritten(renderDelete(request, returning: true))
     }
 
     /// Sets `assignments` on the rows of `request`.
@@ -82,8 +94,49 @@ extension Database {
     public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...) throws
         -> Int
     {
+        let renderer = try renderUpdate(request, assignments, returning: false)
+        try preparedRequest(renderer.rendered, failure: renderer.failure).perform()
+        return try changes
+    }
+
+    /// Sets `assignments` on the rows of `request` and returns them as they are after the update
+    /// (`UPDATE ... RETURNING *`).
+    ///
+    /// ```swift
+    /// let claimed = try db.updateAndFetchAll(Job.filter(Column("claimedBy") == nil).limit(10),
+    ///                                        Column("claimedBy").set(to: worker))
+    /// ```
+    ///
+    /// The rows come back in no set order, as in ``deleteAndFetchAll(_:)``.
+    ///
+    /// - **A row that does not decode rolls the delete or update back**: the error is thrown and no row is changed.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    ///
+    /// See https://www.sqlite.org/lang_returning.html
+    public func updateAndFetchAll<Record: Model>(
+        _ request: QueryRequest<Record>, _ assignments: ColumnAssignment...
+    ) throws -> [Record] {
+        try fetchWritten(renderUpdate(request, assignments, returning: true))
+    }
+
+    /// `DELETE FROM` the request's table, for its rows, with `RETURNING *` when `returning` is set.
+    private func renderDelete<Record: Model>(_ request: QueryRequest<Record>, returning: Bool) -> SQLRenderer {
+        var renderer = request.makeRenderer()
+        renderer.append("DELETE FROM ")
+        renderer.appendIdentifier(Record.tableName)
+        request.appendRowSelection(to: &renderer)
+        if returning { renderer.append(renderer.dialect.returningAllColumns) }
+        return renderer
+    }
+
+    /// `UPDATE` the request's table with `assignments`, for its rows, with `RETURNING *` when `returning` is set.
+    private func renderUpdate<Record: Model>(
+        _ request: QueryRequest<Record>, _ assignments: [ColumnAssignment], returning: Bool
+    ) throws -> SQLRenderer {
         guard !assignments.isEmpty else {
-            throw DatabaseError(code: .invalidArgument, message: "updateAll needs at least one column to set")
+            let name = returning ? "updateAndFetchAll" : "updateAll"
+            throw DatabaseError(code: .invalidArgument, message: "\(name) needs at least one column to set")
         }
         var renderer = request.makeRenderer()
         renderer.append("UPDATE ")
@@ -96,9 +149,17 @@ extension Database {
             renderer.append(assignment.value.node)
         }
         request.appendRowSelection(to: &renderer)
-        let statement = try preparedRequest(renderer.rendered, failure: renderer.failure)
-        try statement.perform()
-        return try changes
+        if returning { renderer.append(renderer.dialect.returningAllColumns) }
+        return renderer
+    }
+
+    /// The rows a rendered write returns, read as its model, atomically (see `collect`).
+    private func fetchWritten<Record: Model>(_ renderer: SQLRenderer) throws -> [Record] {
+        try collect(statement: try preparedRequest(renderer.rendered, failure: renderer.failure)) {
+            Record.rowDecoder.rowDecoder(Record.self, for: $0)
+        } decode: {
+            try $0()
+        }
     }
 
     // MARK: Redirection

@@ -77,6 +77,38 @@ extension Database {
 }
 
 extension Database {
+    /// Inserts every model of `models` in one transaction through its generated writer, and writes the primary key
+    /// SQLite assigns into each model whose key was nil, as `insert(contentsOf: &models)` of any model does.
+    @inlinable
+    public func insert<T: GeneratedRecord>(contentsOf models: inout [T]) throws {
+        try insert(contentsOf: &models) { model, decoding in
+            try self.insertGeneratedRow(model, decoding: &decoding) { try $0.encode(to: $1) }
+        }
+    }
+
+    /// Inserts every model of `models` in one transaction through its generated writer, leaving nil primary keys
+    /// for SQLite to assign.
+    @inlinable
+    public func insert<T: GeneratedRecord>(contentsOf models: some Sequence<T>) throws {
+        try insert(contentsOf: models) { model, decoding in
+            try self.insertGeneratedRow(model, decoding: &decoding) { try $0.encode(to: $1) }
+        }
+    }
+}
+
+extension Database {
+    /// The insert of one row of a batch, inside its transaction: the lean pass of a model with a key, otherwise
+    /// `insertRow(_:bind:decoding:)`.
+    ///
+    /// - Returns: The row read back when the key was nil.
+    @usableFromInline
+    func insertGeneratedRow<T: GeneratedRecord>(
+        _ model: T, decoding: inout RowDecoding?, bind: @escaping GeneratedBinding<T>
+    ) throws -> T? {
+        if try insertGenerated(model, bind: bind) { return nil }
+        return try insertRow(model, bind: bind, decoding: &decoding)
+    }
+
     /// The lean `insert` of a model with a key; false, with nothing written, when `insert(_:bind:)` must run instead.
     @usableFromInline
     func insertGenerated<T: GeneratedRecord>(_ model: T, bind: GeneratedBinding<T>) throws -> Bool {

@@ -105,15 +105,33 @@ extension Database {
     /// Runs the `plain` statement of `model`, or, when its primary key is nil, its `returning` twin, which
     /// writes the row and reads it back into `model`.
     ///
-    /// The statement is chosen before encoding by the last call's key (a batch of new models encodes once
-    /// each); a wrong guess costs one encode more. Nothing here makes an `Optional<T>`: this runs
-    /// unspecialized in callers' modules, where each one costs a metadata look-up.
-    ///
     /// - Returns: The plain statement that ran, nil when the row was read back.
     @discardableResult
     private func write<T: Model>(
         _ model: inout T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
     ) throws -> Statement? {
+        let (statement, keyIsNil, record) = try encodeWrite(model, plain, returning: returning, bind: bind)
+        guard keyIsNil else {
+            try statement.perform()
+            return statement
+        }
+        var decoding: RowDecoding?
+        model = try atomically { try readBack(T.self, from: statement, record, decoding: &decoding) }
+        return nil
+    }
+
+    /// Encodes `model` into the `plain` statement of its type, or, when its primary key is nil, into its `returning`
+    /// twin; nothing runs yet.
+    ///
+    /// The statement is chosen before encoding by the last call's key (a batch of new models encodes once
+    /// each); a wrong guess costs one encode more. Nothing here makes an `Optional<T>`: this runs
+    /// unspecialized in callers' modules, where each one costs a metadata look-up.
+    ///
+    /// - Returns: The encoded statement, whether the key was nil (the statement is then `returning`), and the SQL of
+    ///   the type.
+    func encodeWrite<T: Model>(
+        _ model: T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
+    ) throws -> (statement: Statement, keyIsNil: Bool, record: RecordSQL) {
         var (statement, encoding, record) = try encodeRecord(
             model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         if encoding.watchedWasNull != record.lastKeyWasNil {
@@ -121,37 +139,56 @@ extension Database {
             (statement, encoding, record) = try encodeRecord(
                 model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         }
-        guard encoding.watchedWasNull else {
-            try statement.perform()
-            return statement
+        return (statement, encoding.watchedWasNull, record)
+    }
+
+    /// Runs the encoded `RETURNING` statement of a `T` with a nil key, to its end, and reads the row it wrote.
+    /// The caller makes it atomic: when this throws after the write, the row must be rolled back.
+    ///
+    /// `decoding` is the decoder of the last row read back, reused when it reads the same statement (a batch reads
+    /// row after row with one); a new one is kept there otherwise.
+    func readBack<T: Model>(
+        _ type: T.Type, from statement: Statement, _ record: RecordSQL, decoding kept: inout RowDecoding?
+    ) throws -> T {
+        defer { statement.reset() }
+        guard try statement.advance() else {
+            throw Self.notInserted(T.self, sql: statement.sql)
         }
-        model = try atomically {
-            defer { statement.reset() }
-            guard let row = try statement.next() else {
-                throw Self.notInserted(T.self, sql: statement.sql)
-            }
-            let key = record.columns[Int(record.insertPrimaryKeyParameter) - 1]
-            guard let index = statement.columnIndex(named: key), !statement.isNull(at: index) else {
-                throw DatabaseError(
-                    code: .invalidArgument,
-                    message: "could not insert \(T.self) with a nil \(record.primaryKeyKey): SQLite assigns a key "
-                        + "only to an INTEGER PRIMARY KEY column; set the key before inserting",
-                    sql: statement.sql)
-            }
-            let inserted = try T.rowDecoder.decode(T.self, from: row)
-            // The write happened at the first step; this ends the statement as a write should end.
-            _ = try statement.next()
-            return inserted
+        let key = record.columns[Int(record.insertPrimaryKeyParameter) - 1]
+        guard let index = statement.columnIndex(named: key), !statement.isNull(at: index) else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "could not insert \(T.self) with a nil \(record.primaryKeyKey): SQLite assigns a key "
+                    + "only to an INTEGER PRIMARY KEY column; set the key before inserting",
+                sql: statement.sql)
         }
-        return nil
+        let decoding: RowDecoding
+        if let kept, kept.reader.statement === statement {
+            decoding = kept
+        } else {
+            decoding = T.rowDecoder.makeDecoding(for: statement)
+            kept = decoding
+        }
+        let inserted = try decoding.decodeRow(T.self)
+        // The write happened at the first step; this ends the statement as a write should end.
+        _ = try statement.advance()
+        return inserted
     }
 
     /// Runs `body` so that what it wrote is kept only when it returns: in a savepoint inside a
     /// transaction, in a transaction of its own outside one. The statements are cached, so this costs
     /// two steps, not two compiles.
-    private func atomically<Result>(_ body: () throws -> Result) throws -> Result {
+    ///
+    /// `immediate` begins a transaction of its own with `BEGIN IMMEDIATE`, which takes the write lock at once;
+    /// otherwise the savepoint begins it, as `BEGIN DEFERRED` would, and the first statement of `body` takes
+    /// the locks it needs, or fails with its own error.
+    ///
+    /// See https://www.sqlite.org/lang_savepoint.html
+    @usableFromInline
+    func atomically<Result>(immediate: Bool = true, _ body: () throws -> Result) throws -> Result {
         let nested = isInTransaction
-        try cachedStatement(for: nested ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
+        let savepoint = nested || !immediate
+        try cachedStatement(for: savepoint ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
         let result: Result
         do {
             result = try body()
@@ -168,7 +205,7 @@ extension Database {
             throw error
         }
         do {
-            try cachedStatement(for: nested ? "RELEASE strata_record" : "COMMIT").perform()
+            try cachedStatement(for: savepoint ? "RELEASE strata_record" : "COMMIT").perform()
         } catch {
             if !nested, isInTransaction { try? cachedStatement(for: "ROLLBACK").perform() }
             throw error

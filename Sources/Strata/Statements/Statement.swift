@@ -79,6 +79,11 @@ public final class Statement {
     /// transaction (see `TransactionControlGuard`).
     private let isTransactionControl: Bool
 
+    /// Whether the statement inserts, updates or deletes rows (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`, with or
+    /// without `RETURNING`; DDL too, which writes the schema table), as SQLite's authorizer reported it while
+    /// preparing: a fetch of its `RETURNING` rows runs it atomically and to its end.
+    @usableFromInline let writesRows: Bool
+
     init(database: Database, sql: String, persistent: Bool = false) throws {
         let databaseHandle = try database.openHandle(sql: sql)
         try checkNoNULCharacter(in: sql)
@@ -86,7 +91,9 @@ public final class Statement {
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
         let transactionGuard = database.connection.transactionGuard
         transactionGuard.preparedTransactionControl = false
+        transactionGuard.preparedWrite = false
         var isTransactionControl = false
+        var writesRows = false
         let prepared = try sql.withCString { start -> OpaquePointer? in
             var tail: UnsafePointer<CChar>?
             let result = sqlite3_prepare_v3(databaseHandle, start, -1, flags, &statement, &tail)
@@ -97,6 +104,7 @@ public final class Statement {
                 throw error
             }
             isTransactionControl = transactionGuard.preparedTransactionControl
+            writesRows = transactionGuard.preparedWrite
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
                 throw DatabaseError(
@@ -111,6 +119,7 @@ public final class Statement {
         self.connection = database.connection
         self.handle = prepared
         self.isTransactionControl = isTransactionControl
+        self.writesRows = writesRows
         self.sql = sql
         let columnCount = sqlite3_column_count(prepared)
         self.columnCount = Int(columnCount)
