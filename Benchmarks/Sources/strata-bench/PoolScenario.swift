@@ -89,6 +89,8 @@ struct PoolScenario {
             try db.execute(query: "PRAGMA synchronous = \(synchronous)")
         }
         try await pool.write { db in try db.execute(query: Self.createTable) }
+        let mode = try await pool.write { db in try db.fetchOne(Int.self, query: "PRAGMA synchronous") }
+        try checkSynchronous(mode, library: "strata")
         let writes = try await measure(tasks: tasks, operations: writesPerTask) { task, index in
             var note = StrataNote(id: nil, content: "note \(index) of task \(task)", createdAt: Date())
             try await pool.write { db in try db.insert(&note) }
@@ -122,9 +124,13 @@ struct PoolScenario {
         var configuration = Configuration()
         configuration.maximumReaderCount = 4
         let synchronous = self.synchronous
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
         let pool = try GRDB.DatabasePool(path: path, configuration: configuration)
+        // GRDB sets its writer to NORMAL once the database is open, after `prepareDatabase`: set the mode asked for
+        // afterwards, and check it.
+        try await pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
         try await pool.write { db in try db.execute(sql: Self.createTable) }
+        let mode = try await pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        try checkSynchronous(mode, library: "grdb")
         let writes = try await measure(tasks: tasks, operations: writesPerTask) { task, index in
             var note = GRDBNote(id: nil, content: "note \(index) of task \(task)", createdAt: Date())
             note = try await pool.write { [note] db in
@@ -147,6 +153,14 @@ struct PoolScenario {
     }
 
     // MARK: Helpers
+
+    /// Throws unless the writer runs with the `synchronous` mode asked for.
+    private func checkSynchronous(_ mode: Int?, library: String) throws {
+        let expected = ["OFF": 0, "NORMAL": 1, "FULL": 2][synchronous]
+        guard mode == expected else {
+            throw BenchmarkFailure("\(library) pool: synchronous is \(mode ?? -1), not \(synchronous)")
+        }
+    }
 
     static let createTable =
         "CREATE TABLE note (id INTEGER PRIMARY KEY, content TEXT NOT NULL, createdAt TEXT NOT NULL)"
