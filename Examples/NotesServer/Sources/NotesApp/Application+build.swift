@@ -2,19 +2,6 @@ public import Hummingbird
 public import Logging
 public import Strata
 
-/// The `GET /health` body.
-public struct Health: ResponseCodable, Sendable, Equatable {
-    /// `ok` when the database answered.
-    public var status: String
-    /// The migrations applied (`PRAGMA user_version`).
-    public var schemaVersion: Int
-
-    public init(status: String, schemaVersion: Int) {
-        self.status = status
-        self.schemaVersion = schemaVersion
-    }
-}
-
 /// Opens and migrates the database, then builds the application around it: the server's entry point.
 public func buildApplication(_ configuration: NotesConfiguration) async throws -> some ApplicationProtocol {
     let logger = makeLogger(configuration)

@@ -43,3 +43,16 @@ public struct NoteInput: Codable, Sendable {
         self.content = content
     }
 }
+
+/// The `GET /health` body.
+public struct Health: ResponseCodable, Sendable, Equatable {
+    /// `ok` when the database answered.
+    public var status: String
+    /// The migrations applied (`PRAGMA user_version`).
+    public var schemaVersion: Int
+
+    public init(status: String, schemaVersion: Int) {
+        self.status = status
+        self.schemaVersion = schemaVersion
+    }
+}

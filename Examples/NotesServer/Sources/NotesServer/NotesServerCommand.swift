@@ -12,7 +12,7 @@ struct NotesServerCommand: AsyncParsableCommand {
         discussion: "Applies the migrations, then serves until SIGINT or SIGTERM, and closes the database."
     )
 
-    @Option(name: .shortAndLong, help: "The address to listen on.")
+    @Option(help: "The address to listen on.")
     var hostname = "127.0.0.1"
 
     @Option(name: .shortAndLong, help: "The port to listen on (0: any free port).")
