@@ -1,0 +1,64 @@
+// swift-tools-version: 6.2
+// An example server on Strata: a notes JSON API with Hummingbird 2. A package of its own, so that users of Strata never
+// build Hummingbird: `swift test --package-path Examples/NotesServer`.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "NotesServer",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "NotesServer", targets: ["NotesServer"])
+    ],
+    dependencies: [
+        .package(name: "Strata", path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only for the tests: an in-memory tracer and a test metrics backend.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    ],
+    targets: [
+        // The application: model, storage, routes. A library, so that the tests build the same app the server runs.
+        .target(
+            name: "NotesApp",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The command line: options, then the app until SIGINT or SIGTERM.
+        .executableTarget(
+            name: "NotesServer",
+            dependencies: [
+                "NotesApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NotesAppTests",
+            dependencies: [
+                "NotesApp",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
