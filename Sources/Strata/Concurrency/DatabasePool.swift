@@ -35,7 +35,7 @@ public final class DatabasePool: Sendable {
     public let readerCount: Int
 
     private let writer: ConnectionPool
-    private let readers: ConnectionPool
+    let readers: ConnectionPool
     /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
     private let checkpointer: Checkpointer?
 

@@ -26,7 +26,7 @@ public final class DatabaseQueue: Sendable {
     /// The path of the database file, or `":memory:"`.
     public let path: String
 
-    private let connection: ConnectionPool
+    let connection: ConnectionPool
 
     /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:busyTimeout:)``
     /// does.
