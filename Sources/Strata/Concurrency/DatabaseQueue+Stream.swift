@@ -1,7 +1,8 @@
 /// Streams: the rows of a query read a few at a time on the queue's connection, as the consumer asks for them.
 ///
 /// Each stream is a ``RowStream``, whose documentation states what a stream guarantees. **A stream being iterated
-/// holds the queue's only connection: every other read and write waits until it ends.**
+/// holds the queue's only connection: every other read and write waits until it ends**, so a `read` or `write` on the
+/// same queue inside the loop waits forever.
 extension DatabaseQueue {
     /// The rows of `request`, decoded as its model a few at a time, on one snapshot, as the loop asks for them.
     ///

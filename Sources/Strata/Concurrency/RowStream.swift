@@ -31,6 +31,10 @@
 ///   begun when `close()` is called throws ``DatabaseError/Code/connectionClosed``.
 /// - On a ``DatabaseQueue`` the stream holds the queue's only connection: every other read and write waits until the
 ///   iteration ends. Use a ``DatabasePool`` to stream while others read and write.
+/// - **Inside the loop, do not wait for a connection the stream may be holding**: a `read` or `write` on the same
+///   queue, or a `read` on a pool whose every reader is held by streams, waits for the loop to end, which waits for
+///   it. Collect what the loop needs first, or write after the loop (a pool's `write` inside the loop is fine: the
+///   writer is not a reader).
 ///
 /// See https://www.sqlite.org/isolation.html
 public struct RowStream<Element: Sendable>: AsyncSequence, Sendable {
