@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         // `@Table`: generated records. Its own product, so that a user of `Strata` alone never builds swift-syntax.
         .library(name: "StrataRecord", targets: ["StrataRecord"]),
+        // DatabasePool and DatabaseQueue as ServiceLifecycle services. Its own product, so that a user of `Strata` alone
+        // never builds swift-service-lifecycle and what it depends on (swift-log, swift-async-algorithms).
+        .library(name: "StrataServiceLifecycle", targets: ["StrataServiceLifecycle"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -24,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Only for the `@Table` macro (StrataRecordMacros), built by users of the StrataRecord product.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Only for StrataServiceLifecycle, built by users of that product.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Only for `swift package generate-documentation`: a plugin, never built into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -58,6 +63,14 @@ let package = Package(
             dependencies: ["Strata", "StrataRecordMacros"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "StrataServiceLifecycle",
+            dependencies: [
+                "Strata",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The tool's folder is StrataCLI, not strata: names that differ only in case from Sources/Strata merge on
         // macOS's default file system. The target, and so the product and the binary, are still `strata`.
         .executableTarget(
@@ -90,6 +103,15 @@ let package = Package(
             dependencies: [
                 "StrataRecordMacros",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataServiceLifecycleTests",
+            dependencies: [
+                "Strata",
+                "StrataServiceLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -239,6 +239,11 @@ final class ConnectionPool: Sendable {
         state.withLock { state in state.waiters.count }
     }
 
+    /// How many connections are neither lent nor closed: for tests that check a connection came back.
+    var idleCount: Int {
+        state.withLock { state in state.idle.count }
+    }
+
     /// Refuses every request from now on.
     func beginClosing() {
         state.withLock { state in state.isClosed = true }

@@ -1,0 +1,107 @@
+/// Streams: the rows of a query read a few at a time on the queue's connection, as the consumer asks for them.
+///
+/// Each stream is a ``RowStream``, whose documentation states what a stream guarantees. **A stream being iterated
+/// holds the queue's only connection: every other read and write waits until it ends**, so a `read` or `write` on the
+/// same queue inside the loop waits forever.
+extension DatabaseQueue {
+    /// The rows of `request`, decoded as its model a few at a time, on one snapshot, as the loop asks for them.
+    ///
+    /// ```swift
+    /// for try await note in queue.stream(Note.all().order(Column("id"))) {
+    ///     print(note.content)
+    /// }
+    /// ```
+    ///
+    /// **Memory stays flat however many rows there are**, and **the connection goes back to the queue as soon as the
+    /// loop ends**, by `break`, `return`, a thrown error or cancellation: see ``RowStream``. Writes wait meanwhile.
+    public func stream<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record> {
+        let select = RenderedSelect(request)
+        return RowStream(source: streamSource) { db in
+            try db.requestCursor(Record.self, select, decoder: RowDecoder())
+        }
+    }
+
+    /// The rows of `request` decoded as `T`, which reads the request's selection by its keys, streamed as
+    /// `stream(_:)` streams a model.
+    ///
+    /// ```swift
+    /// struct Headline: Decodable, Sendable { var id: Int64; var content: String }
+    /// for try await headline in queue.stream(Headline.self, Note.select(Column("id"), Column("content"))) {
+    ///     print(headline.content)
+    /// }
+    /// ```
+    public func stream<T: Decodable & Sendable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) -> RowStream<T> {
+        let select = RenderedSelect(request)
+        return RowStream(source: streamSource) { db in try db.requestCursor(T.self, select, decoder: decoder) }
+    }
+
+    /// The values of a one-column `request` as `T`, streamed.
+    ///
+    /// ```swift
+    /// for try await id in queue.stream(Int64.self, Note.select(Column("id"))) { print(id) }
+    /// ```
+    public func stream<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ request: QueryRequest<some Model>)
+        -> RowStream<T>
+    {
+        let select = RenderedSelect(request)
+        return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
+    }
+
+    /// The values of a one-column `request` as `T`, streamed, for types both `Decodable` and storable (`Int`,
+    /// `String`...).
+    public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>
+    ) -> RowStream<T> {
+        let select = RenderedSelect(request)
+        return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
+    }
+
+    /// The rows of `query` decoded as `T`, streamed.
+    ///
+    /// ```swift
+    /// let notes = queue.stream(Note.self, query: "SELECT * FROM note WHERE content LIKE :q", parameters: ["q": "%swift%"])
+    /// for try await note in notes { print(note.content) }
+    /// ```
+    ///
+    /// The parameters are bound on the queue's connection when the iteration begins, so they are `Sendable`.
+    public func stream<T: Decodable & Sendable>(
+        _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil,
+        decoder: RowDecoder = RowDecoder()
+    ) -> RowStream<T> {
+        RowStream(source: streamSource) { db in
+            try db.fetchCursor(T.self, query: query, parameters: parameters, decoder: decoder)
+        }
+    }
+
+    /// The values of a one-column `query` as `T`, streamed.
+    ///
+    /// ```swift
+    /// for try await content in queue.stream(String.self, query: "SELECT content FROM note") { print(content) }
+    /// ```
+    public func stream<T: DatabaseValueConvertible & Sendable>(
+        _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil
+    ) -> RowStream<T> {
+        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+    }
+
+    /// The values of a one-column `query` as `T`, streamed, for types both `Decodable` and storable (`Int`,
+    /// `String`...).
+    public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(
+        _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil
+    ) -> RowStream<T> {
+        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+    }
+
+    /// The queue's connection, which can write: the stream's transaction turns `PRAGMA query_only` on, as a read
+    /// does.
+    private var streamSource: StreamSource {
+        StreamSource(connections: connection, needsQueryOnly: true)
+    }
+
+    /// Whether the connection is free: for tests that check a stream gave it back.
+    var isConnectionIdle: Bool {
+        connection.idleCount == 1
+    }
+}
