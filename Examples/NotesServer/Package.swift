@@ -19,7 +19,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Only for the tests: an in-memory tracer and a test metrics backend.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -30,9 +29,10 @@ let package = Package(
             name: "NotesApp",
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
+                // `DatabasePool` as a ServiceLifecycle `Service`: the app's service group closes it on shutdown.
+                .product(name: "StrataServiceLifecycle", package: "Strata"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

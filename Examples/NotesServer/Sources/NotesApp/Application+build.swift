@@ -1,6 +1,7 @@
 public import Hummingbird
 public import Logging
 public import Strata
+import StrataServiceLifecycle
 
 /// Opens and migrates the database, then builds the application around it: the server's entry point.
 public func buildApplication(_ configuration: NotesConfiguration) async throws -> some ApplicationProtocol {
@@ -45,6 +46,8 @@ public func buildApplication(
         ),
         logger: logger
     )
-    app.addServices(DatabaseService(pool: pool))
+    // Added after the server: the service group stops the server first, so the requests in flight finish, then it
+    // closes the pool (StrataServiceLifecycle's `DatabasePool: Service`).
+    app.addServices(pool)
     return app
 }

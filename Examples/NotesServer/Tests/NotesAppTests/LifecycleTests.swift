@@ -15,7 +15,7 @@ import Testing
                 #expect(!server.pool.isClosed)
             }
             // `test` returns once the service group has finished: the app triggered a graceful shutdown at the end
-            // of the closure, and DatabaseService closed the pool.
+            // of the closure, and the pool, a service of the app, closed itself.
             #expect(server.pool.isClosed)
             let error = await #expect(throws: DatabaseError.self) {
                 try await server.pool.read { db in try db.userVersion }
