@@ -74,10 +74,36 @@ import Testing
     #expect(archived.map(\.content) == ["note 2 (archived)", "note 3 (archived)"])
 }
 
-@Test("Operations.md: synchronous") func operationsSynchronous() async throws {
+@Test("Operations.md: streaming reads") func operationsStreaming() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
     // snippet: docs/Operations.md 4
+    struct Note: Model, Sendable {
+        static let tableName = "note"
+        var id: Int64?
+        var content: String
+    }
+    let pool = try DatabasePool(path: "notes.sqlite")
+    try await pool.write { db in
+        try db.execute(query: "CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, content TEXT NOT NULL)")
+        try db.insert(contentsOf: (1...1000).map { Note(id: nil, content: "note \($0)") })
+    }
+    var count = 0
+    for try await note in pool.stream(Note.order(Column("id"))) {
+        count += 1
+        if note.id == 500 { break }     // the reader goes back to the pool at once
+    }
+    print(count)   // 500
+    await pool.close()
+    // end snippet
+    #expect(count == 500)
+    #expect(pool.isClosed)
+}
+
+@Test("Operations.md: synchronous") func operationsSynchronous() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    // snippet: docs/Operations.md 5
     let pool = try DatabasePool(path: "notes.sqlite", synchronous: .normal)
     let mode = try await pool.write { db in try db.synchronous }   // .normal
     await pool.close()
