@@ -1,11 +1,12 @@
 import Metrics
 import Tracing
 
-/// Lends a fixed set of connections to one task at a time.
+/// Runs work on a fixed set of connections, and lends them to one task at a time.
 ///
-/// A task takes an idle connection at once; when every connection is lent, it waits (suspended, holding no thread)
-/// and tasks are served in the order they asked. A task cancelled while it waits throws `CancellationError`; once it
-/// has a connection, its work runs to completion.
+/// `run(_:)` hands a body to a free connection, or queues it; the connection that finishes a body runs the next
+/// queued one itself. `acquire(isPausable:)` lends a connection for several bodies (a pausable write, a backup, a
+/// stream). Bodies and loans wait in one queue (suspended, holding no thread) and are served in the order they asked.
+/// A task cancelled while it waits throws `CancellationError`; once its work has started, it runs to completion.
 ///
 /// Closing is two steps: ``beginClosing()`` refuses new requests at once, then ``closeConnections()`` queues behind
 /// every request made before, takes each connection in turn when it comes back and closes it. So work in flight,
@@ -26,7 +27,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// - Parameters:
-    ///   - kind: What the connections are for, in metrics: `writer`, `reader`.
+    ///   - kind: What the connections are for, in metrics: `writer`, `reader`, `queue`.
     init(
         _ connections: [SerialConnection], kind: String, observability: DatabaseObservability = DatabaseObservability()
     ) {
