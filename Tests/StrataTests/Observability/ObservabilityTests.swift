@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import InMemoryLogging
 import InMemoryTracing
@@ -237,6 +238,40 @@ struct ObservabilityTests {
         let inUse = try metrics.expectMeter(StrataMetric.poolConnectionsInUse, [("kind", "writer")])
         #expect(inUse.values.max() == 1)
         #expect(inUse.lastValue == 0)
+    }
+
+    @Test func aPausableWriteThatGivesWayCountsAYield() async throws {
+        TestBackends.reset()
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(
+            path: directory.path("pausable.sqlite"), observability: DatabaseObservability(metrics: true))
+        try await pool.write { db in try db.execute(query: "CREATE TABLE item (source TEXT NOT NULL)") }
+        // Timeline: step 5 of the import waits until a small write is queued, then goes on; the import commits and
+        // gives way once (a yield), the small write runs, and the import ends at step 10.
+        let atStep5 = TestSignal()
+        let proceed = DispatchSemaphore(value: 0)
+        let smallWrite = Task {
+            await atStep5.wait()
+            let queued = Task {
+                try await pool.write { db in try db.execute(query: "INSERT INTO item VALUES ('small')") }
+            }
+            await waitUntil { pool.writerWaitingCount == 1 }
+            proceed.signal()
+            try await queued.value
+        }
+        var step = 0
+        try await pool.pausableWrite { db, stop, _ in
+            try db.execute(query: "INSERT INTO item VALUES ('import')")
+            if step == 5 {
+                atStep5.fire()
+                #expect(proceed.wait(timeout: .now() + poolTestTimeout) == .success)
+            }
+            step += 1
+            stop = step == 10
+        }
+        try await smallWrite.value
+        await pool.close()
+        #expect(TestBackends.metrics.counterTotal(label: StrataMetric.pausableWriteYields) == 1)
     }
 
     @Test func busyRetriesAreCounted() async throws {
