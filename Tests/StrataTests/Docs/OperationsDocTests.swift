@@ -7,30 +7,34 @@ import Testing
 
 // The Swift blocks of docs/Operations.md, run as written (see DocSnippetSupport.swift).
 
-@Test("Operations.md: logs, spans and metrics") func operationsObservability() async throws {
-    let scratch = try await ScratchDirectory.enter()
-    defer { scratch.leave() }
-    // snippet: docs/Operations.md 1
-    var logger = Logger(label: "notes.db")
-    logger.logLevel = .trace
-    let pool = try DatabasePool(
-        path: "notes.sqlite",
-        observability: DatabaseObservability(
-            logger: logger,
-            slowStatementThreshold: .milliseconds(200),
-            tracing: true,
-            metrics: true))
-    try await pool.write { db in
-        try db.execute(query: "CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, content TEXT NOT NULL)")
-        try db.execute(query: "INSERT INTO note (content) VALUES (?)", parameters: "hello")
+// In the suite of the observability tests, which runs its tests one at a time: the pool below records metrics in the
+// process's metrics backend, which those tests read.
+extension ObservabilityTests {
+    @Test("Operations.md: logs, spans and metrics") func operationsObservability() async throws {
+        let scratch = try await ScratchDirectory.enter()
+        defer { scratch.leave() }
+        // snippet: docs/Operations.md 1
+        var logger = Logger(label: "notes.db")
+        logger.logLevel = .trace
+        let pool = try DatabasePool(
+            path: "notes.sqlite",
+            observability: DatabaseObservability(
+                logger: logger,
+                slowStatementThreshold: .milliseconds(200),
+                tracing: true,
+                metrics: true))
+        try await pool.write { db in
+            try db.execute(query: "CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, content TEXT NOT NULL)")
+            try db.execute(query: "INSERT INTO note (content) VALUES (?)", parameters: "hello")
+        }
+        await pool.close()
+        // end snippet
+        #expect(pool.isClosed)
+        #expect(pool.observability.logger?.logLevel == .trace)
+        #expect(pool.observability.slowStatementThreshold == .milliseconds(200))
+        let db = try Database(path: "notes.sqlite")
+        #expect(try db.fetchAll(String.self, query: "SELECT content FROM note") == ["hello"])
     }
-    await pool.close()
-    // end snippet
-    #expect(pool.isClosed)
-    #expect(pool.observability.logger?.logLevel == .trace)
-    #expect(pool.observability.slowStatementThreshold == .milliseconds(200))
-    let db = try Database(path: "notes.sqlite")
-    #expect(try db.fetchAll(String.self, query: "SELECT content FROM note") == ["hello"])
 }
 
 @Test("Operations.md: online backup") func operationsBackup() async throws {
