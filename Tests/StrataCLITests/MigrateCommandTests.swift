@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
 import Testing
+
+@testable import Strata
 
 @Suite struct MigrateCommandTests {
     @Test func migrateCreatesTheDatabaseFromTheDefaultFolder() throws {
@@ -215,7 +216,7 @@ import Testing
 
 /// Process outcomes collected from several threads.
 final class Results: Sendable {
-    private let list = Mutex<[Result<CLIResult, any Error>]>([])
+    private let list = LockedValue<[Result<CLIResult, any Error>]>([])
 
     var values: [Result<CLIResult, any Error>] { list.withLock { $0 } }
 

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import ServiceLifecycle
 import StrataServiceLifecycle
-import Synchronization
 import Testing
 
 @testable import Strata
@@ -114,7 +113,7 @@ private struct StartedService: Service {
 
 /// A one-shot signal a task can await without blocking a thread, fired from any thread.
 private final class ServiceTestSignal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = LockedValue<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func fire() {
         let waiters = state.withLock { state in

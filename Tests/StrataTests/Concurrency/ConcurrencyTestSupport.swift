@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Strata
-import Synchronization
 import Testing
+
+@testable import Strata
 
 /// How long a test waits on a semaphore before it calls the wait failed. Only a broken implementation waits this
 /// long; the timeout turns a deadlock into a failed test instead of a hang.
@@ -30,7 +30,7 @@ func withTemporaryPool<Result>(
 
 /// A one-shot signal a task can await without blocking a thread, fired from any thread (a connection's queue).
 final class TestSignal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = LockedValue<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func fire() {
         let waiters = state.withLock { state in
@@ -54,7 +54,7 @@ final class TestSignal: Sendable {
 
 /// Events in the order they happened, appended from any thread.
 final class TestEventLog: Sendable {
-    private let events = Mutex<[String]>([])
+    private let events = LockedValue<[String]>([])
 
     func append(_ event: String) {
         events.withLock { $0.append(event) }

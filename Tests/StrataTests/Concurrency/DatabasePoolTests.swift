@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Strata
-import Synchronization
 import Testing
+
+@testable import Strata
 
 @Suite(.timeLimit(.minutes(2)))
 struct DatabasePoolTests {
@@ -304,7 +304,7 @@ struct DatabasePoolTests {
 
     @Test func configureRunsOnEveryConnection() async throws {
         let directory = try TemporaryDirectory()
-        let configured = Mutex(0)
+        let configured = LockedValue(0)
         let pool = try DatabasePool(path: directory.path("configured.sqlite"), readers: 3) { db in
             db.busyTimeout = 7
             db.dateStrategy = .integer

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Strata
-import Synchronization
 import Testing
+
+@testable import Strata
 
 @Suite(.timeLimit(.minutes(2)))
 struct DatabaseQueueTests {
@@ -207,7 +207,7 @@ struct DatabaseQueueTests {
     }
 
     @Test func configureRunsOnTheConnection() async throws {
-        let configured = Mutex(0)
+        let configured = LockedValue(0)
         let queue = try DatabaseQueue { db in
             db.busyTimeout = 3
             configured.withLock { $0 += 1 }

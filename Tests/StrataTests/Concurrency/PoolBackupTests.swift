@@ -6,8 +6,8 @@ import Testing
 
 /// Counts commits from any task, and lets a task wait, suspended, until the count reaches a number.
 private final class CommitCounter: Sendable {
-    private let state = Mutex<(count: Int, waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)])>(
-        (0, []))
+    private typealias Waiter = (target: Int, continuation: CheckedContinuation<Void, Never>)
+    private let state = LockedValue<(count: Int, waiters: [Waiter])>((0, []))
 
     var count: Int { state.withLock { $0.count } }
 
@@ -43,7 +43,7 @@ private final class StopFlag: Sendable {
 
 /// Progress reports collected from the backup's task.
 private final class ProgressLog: Sendable {
-    private let reports = Mutex<[BackupProgress]>([])
+    private let reports = LockedValue<[BackupProgress]>([])
 
     /// Records `progress` and returns how many reports there are now.
     func append(_ progress: BackupProgress) -> Int {

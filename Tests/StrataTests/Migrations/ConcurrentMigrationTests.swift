@@ -1,7 +1,7 @@
 import Foundation
-import Strata
-import Synchronization
 import Testing
+
+@testable import Strata
 
 @Suite struct ConcurrentMigrationTests {
     /// Releases every waiting task at once, when the last of `count` has arrived.
@@ -116,7 +116,7 @@ import Testing
 
 /// Results collected from several threads.
 private final class OutcomeList: Sendable {
-    private let list = Mutex<[Result<[Int], any Error>]>([])
+    private let list = LockedValue<[Result<[Int], any Error>]>([])
 
     var values: [Result<[Int], any Error>] { list.withLock { $0 } }
 

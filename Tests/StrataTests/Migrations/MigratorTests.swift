@@ -1,7 +1,7 @@
 import Foundation
-import Strata
-import Synchronization
 import Testing
+
+@testable import Strata
 
 @Suite struct MigratorTests {
     /// Three Swift-block migrations of a small notes schema.
@@ -235,7 +235,7 @@ import Testing
 
 /// A count shared with `@Sendable` migration blocks.
 final class MigrationRunCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
 
     var value: Int { count.withLock { $0 } }
 
