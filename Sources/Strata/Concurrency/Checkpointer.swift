@@ -9,11 +9,15 @@ import Synchronization
 /// instead (`sqlite3_wal_hook`, which replaces the automatic checkpoint), and once the WAL has reached the threshold a
 /// passive checkpoint runs on this connection's queue while the writer goes on.
 ///
-/// That pass copies the WAL as it was when it started; the writer's next commit then copies the few pages committed
-/// meanwhile itself, on its own connection, so that the checkpoint is complete and the commit after it starts the
-/// WAL over from its beginning. Without that last step, a writer that never pauses would leave every pass a few pages
-/// short: the WAL would never start over, every commit would grow the file (a costlier sync than rewriting it), and
-/// passes would follow each other without end, their syncs competing with the commits'.
+/// That pass copies the WAL as it was when it started. Unless the rest is copied before the writer's next write, the
+/// WAL cannot start over from its beginning: a writer that never pauses leaves every pass a few pages short, and the
+/// WAL grows with every commit. When the writer syncs each commit (`synchronous` FULL or EXTRA) that costs every
+/// commit: a sync that extends a file costs about twice one that rewrites it (measured here). So in those modes, once
+/// the pages committed during a pass are few (an eighth of the threshold), the writer's next commit copies them itself,
+/// on its own connection: the checkpoint is then complete, and the next write starts the WAL over; more pages get
+/// another pass in the background instead, so that the writer only ever copies a few. In NORMAL or OFF a commit does
+/// not sync, but finishing would (the database file, then the WAL's header when it starts over): there the writer
+/// never waits for a checkpoint, and the WAL starts over once a pass catches up while the writer pauses.
 ///
 /// A passive checkpoint takes no lock that writers or readers wait for; one that cannot finish (a reader still uses
 /// old pages, another process checkpoints) leaves the rest to the next one.
@@ -26,14 +30,21 @@ final class Checkpointer: Sendable {
         case idle
         /// A pass is queued or running on the checkpointer's connection.
         case copying
-        /// The pass is done: the writer's next commit copies what was committed during it.
+        /// A pass is done and the writer syncs its commits: its next commit copies what was committed meanwhile, or
+        /// queues another pass.
         case finishing
     }
 
     private let connection: SerialConnection
     /// WAL pages at which a checkpoint is queued: the writer's `wal_autocheckpoint`.
     private let pageThreshold: Int32
+    /// Whether the writer copies the last pages of a checkpoint itself: when it syncs each commit.
+    private let writerFinishes: Bool
+    /// Pages left after the last pass that the writer copies itself rather than queue another pass.
+    private let finishingLimit: Int32
     private let phase = Atomic<Phase>(.idle)
+    /// The WAL pages the last pass copied or found copied. Written before the phase becomes `.finishing`.
+    private let backfilled = Atomic<Int32>(0)
     private let isClosed = Atomic<Bool>(false)
 
     /// Takes over the checkpoints of `writer`, on a new connection to the same file. Returns nil when the writer's
@@ -43,32 +54,49 @@ final class Checkpointer: Sendable {
         guard threshold > 0 else { return nil }
         let database = try Database(path: writer.path, busyTimeout: writer.busyTimeout)
         // A checkpoint syncs the database file as the writer's mode says.
-        try database.setSynchronous(try writer.synchronous)
+        let synchronous = try writer.synchronous
+        try database.setSynchronous(synchronous)
         let checkpointer = Checkpointer(
             connection: SerialConnection(database, label: "strata.pool.checkpointer"),
-            pageThreshold: Int32(clamping: threshold))
+            pageThreshold: Int32(clamping: threshold),
+            writerFinishes: synchronous == .full || synchronous == .extra)
         try writer.connection.observeWAL(with: checkpointer)
         return checkpointer
     }
 
-    private init(connection: SerialConnection, pageThreshold: Int32) {
+    private init(connection: SerialConnection, pageThreshold: Int32, writerFinishes: Bool) {
         self.connection = connection
         self.pageThreshold = pageThreshold
+        self.writerFinishes = writerFinishes
+        self.finishingLimit = max(pageThreshold / 8, 1)
     }
 
     /// Called on the writer's thread after each commit, with the writer's handle and the number of pages in the WAL.
+    /// Only this thread leaves `.idle` and `.finishing`; only the checkpointer's leaves `.copying`.
     func walDidGrow(to pages: Int32, writer: OpaquePointer) {
-        guard !isClosed.load(ordering: .acquiring) else { return }
-        if phase.compareExchange(expected: .finishing, desired: .idle, ordering: .acquiringAndReleasing).exchanged {
-            checkpointPassively(writer)
-            return
+        guard !isClosed.load(ordering: .relaxed) else { return }
+        switch phase.load(ordering: .acquiring) {
+        case .copying:
+            break
+        case .finishing:
+            if pages - backfilled.load(ordering: .relaxed) <= finishingLimit {
+                phase.store(.idle, ordering: .relaxed)
+                checkpointPassively(writer)
+            } else {
+                queuePass()
+            }
+        case .idle:
+            if pages >= pageThreshold { queuePass() }
         }
-        guard pages >= pageThreshold,
-            phase.compareExchange(expected: .idle, desired: .copying, ordering: .acquiringAndReleasing).exchanged
-        else { return }
+    }
+
+    /// Copies the WAL into the database file on the checkpointer's connection, while the writer goes on.
+    private func queuePass() {
+        phase.store(.copying, ordering: .relaxed)
         connection.submit { db in
-            if let handle = db.handle { checkpointPassively(handle) }
-            self.phase.store(.finishing, ordering: .releasing)
+            let copied = db.handle.map(checkpointPassively) ?? 0
+            self.backfilled.store(copied, ordering: .relaxed)
+            self.phase.store(self.writerFinishes ? .finishing : .idle, ordering: .releasing)
         }
     }
 
@@ -107,9 +135,13 @@ extension Connection {
 }
 
 /// Runs a passive checkpoint on the connection `handle`: copies what it can of the WAL into the database file without
-/// waiting for any lock. A failure (busy, closed) leaves the WAL as it is, for the next checkpoint.
+/// waiting for any lock, and returns how many of the WAL's pages are in the database file now. A failure (busy,
+/// closed) leaves the WAL as it is, for the next checkpoint, and returns 0.
 ///
 /// See https://www.sqlite.org/c3ref/wal_checkpoint_v2.html
-private func checkpointPassively(_ handle: OpaquePointer) {
-    _ = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+@discardableResult
+private func checkpointPassively(_ handle: OpaquePointer) -> Int32 {
+    var copied: Int32 = 0
+    let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, &copied)
+    return result == SQLITE_OK ? copied : 0
 }
