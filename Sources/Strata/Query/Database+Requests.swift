@@ -332,7 +332,7 @@ extension Statement {
 
 extension DatabaseError {
     /// This error with `sql` as the SQL it concerns.
-    func withSQL(_ sql: String) -> DatabaseError {
+    package func withSQL(_ sql: String) -> DatabaseError {
         DatabaseError(
             code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
             underlyingError: underlyingError)

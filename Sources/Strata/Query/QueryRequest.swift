@@ -97,19 +97,19 @@ public struct QueryRequest<Record: Model>: Sendable {
         return renderer.quoted(Record.tableName)
     }
 
-    func makeRenderer() -> SQLRenderer {
-        var renderer = SQLRenderer(ownTable: ownTable)
+    func makeRenderer(dialect: any SQLDialect = SQLiteDialect()) -> SQLRenderer {
+        var renderer = SQLRenderer(dialect: dialect, ownTable: ownTable)
         for join in joins {
             renderer.aliases[join.table.type] = renderer.quoted(join.table.name)
         }
         return renderer
     }
 
-    /// `SELECT ... FROM ...`, and the failure to throw instead of running it.
-    func renderSelect(selectionOverride: [SQLSelection]? = nil) -> (
-        sql: String, rendered: RenderedSQL, failure: DatabaseError?
-    ) {
-        var renderer = makeRenderer()
+    /// `SELECT ... FROM ...` in `dialect`, and the failure to throw instead of running it.
+    package func renderSelect(
+        selectionOverride: [SQLSelection]? = nil, dialect: any SQLDialect = SQLiteDialect()
+    ) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {
+        var renderer = makeRenderer(dialect: dialect)
         renderer.append("SELECT ")
         var selection = selectionOverride ?? selection
         if selection.isEmpty {
