@@ -17,6 +17,9 @@ let package = Package(
         // DatabasePool and DatabaseQueue as ServiceLifecycle services. Its own product, so that a user of `Strata` alone
         // never builds swift-service-lifecycle and what it depends on (swift-log, swift-async-algorithms).
         .library(name: "StrataServiceLifecycle", targets: ["StrataServiceLifecycle"]),
+        // The PostgreSQL backend. Its own product, so that a user of `Strata` alone never builds postgres-nio and
+        // what it depends on (swift-nio, swift-nio-ssl, swift-crypto).
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -29,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Only for StrataServiceLifecycle, built by users of that product.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only for StrataPostgres, built by users of that product.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Only for `swift package generate-documentation`: a plugin, never built into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -67,6 +72,16 @@ let package = Package(
             name: "StrataServiceLifecycle",
             dependencies: [
                 "Strata",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "Strata",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -113,6 +128,11 @@ let package = Package(
                 "StrataServiceLifecycle",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["Strata", "StrataPostgres"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
