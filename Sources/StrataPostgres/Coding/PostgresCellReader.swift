@@ -80,6 +80,10 @@ enum PostgresCellReader {
 
     /// A value of one of the built-in types, or nil when `T` is another type.
     private static func known<T>(_ type: T.Type, from bytes: inout ByteBuffer, cell: PostgresCell) throws -> Any? {
+        // Compared, not cast: the metatype of an array of another element type must not pass for [UInt8]'s.
+        if T.self == [UInt8].self {
+            return try byteArray(bytes, cell: cell, as: T.self)
+        }
         switch T.self {
         case is String.Type: return try string(bytes, cell: cell, as: T.self)
         case is Bool.Type:
@@ -105,7 +109,6 @@ enum PostgresCellReader {
         case is Date.Type: return try date(bytes, cell: cell)
         case is UUID.Type: return try uuid(bytes, cell: cell)
         case is Data.Type: return Data(try byteArray(bytes, cell: cell, as: T.self))
-        case is [UInt8].Type: return try byteArray(bytes, cell: cell, as: T.self)
         case is URL.Type:
             let text = try string(bytes, cell: cell, as: T.self)
             guard let url = URL(string: text) else {

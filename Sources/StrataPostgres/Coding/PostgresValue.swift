@@ -63,6 +63,10 @@ enum PostgresValue: Sendable, Equatable {
 
     /// The built-in types, or nil for any other.
     private static func known(_ value: Any) throws -> PostgresValue? {
+        // The type, not a cast: an empty array of any element type casts to [UInt8].
+        if Swift.type(of: value) == [UInt8].self, let bytes = value as? [UInt8] {
+            return .bytea(bytes)
+        }
         switch value {
         case let value as String: return .text(value)
         case let value as Bool: return .bool(value)
@@ -81,7 +85,6 @@ enum PostgresValue: Sendable, Equatable {
         case let value as Date: return .timestamptz(value)
         case let value as UUID: return .uuid(value)
         case let value as Data: return .bytea(Array(value))
-        case let value as [UInt8]: return .bytea(value)
         case let value as Decimal: return .numeric(value.description)
         case let value as URL: return .text(value.absoluteString)
         case let value as DatabaseValue: return try make(databaseValue: value, of: DatabaseValue.self)
