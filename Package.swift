@@ -132,7 +132,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataPostgresTests",
-            dependencies: ["Strata", "StrataPostgres"],
+            dependencies: [
+                "Strata", "StrataPostgres",
+                // Only for the unit tests of the numeric reader, which build cells by hand.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
