@@ -12,11 +12,16 @@ internal import Strata
 /// Reading it after the body of its `read` or `write` returned throws ``DatabaseError/Code/connectionClosed``:
 /// the connection belongs to the pool again.
 public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
+    /// The rows as postgres-nio streams them.
     let rows: PostgresRowSequence
+    /// How each row is decoded.
     let decoder: PostgresRowDecoder
+    /// The session the rows belong to, which must still be open when a row is read.
     let session: PostgresSession
+    /// The SQL, for errors.
     let sql: String
 
+    /// An iterator over the rows, decoded.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(rows: rows.makeAsyncIterator(), decoder: decoder, session: session, sql: sql)
     }

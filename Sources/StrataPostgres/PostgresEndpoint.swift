@@ -13,11 +13,17 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         case disable, prefer, require
     }
 
+    /// The server's host name or address.
     let host: String
+    /// The server's port: 5432 unless the URL names another.
     let port: Int
+    /// The role to connect as.
     let username: String
+    /// The password, when the URL has one.
     let password: String?
+    /// The database; nil for the server's default (the role's name).
     let database: String?
+    /// Whether the connection uses TLS.
     let tls: TLSMode
     /// Settings sent when each connection starts: the URL's `options` and `application_name`.
     let startupParameters: [(String, String)]

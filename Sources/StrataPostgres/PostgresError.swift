@@ -55,6 +55,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The SQL that was running, when there was one.
     public let sql: String?
 
+    /// An error of kind `code`.
     init(code: Code, sqlState: String? = nil, message: String, detail: String? = nil, sql: String? = nil) {
         self.code = code
         self.sqlState = sqlState

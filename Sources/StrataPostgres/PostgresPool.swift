@@ -27,10 +27,15 @@ internal import Strata
 ///   ``PostgresError`` (the first use of each server opens one extra connection to find out, without waiting for
 ///   the pool's retries).
 public final class PostgresPool: Sendable, Service {
+    /// The server that runs every write.
     private let primary: PostgresEndpointClient
+    /// The servers that run the reads, in turn; empty when reads run on the primary.
     private let replicas: [PostgresEndpointClient]
+    /// The index of the replica for the next read.
     private let nextReplica = LockedValue(0)
+    /// Whether ``run()`` was called.
     private let isRunning = LockedValue(false)
+    /// Where postgres-nio logs.
     private let logger: Logger
 
     /// A pool of at most `connections` connections to the server at `url`, and as many to each of `replicas`.
@@ -133,11 +138,14 @@ public final class PostgresPool: Sendable, Service {
 
 /// One server of a pool: its address, postgres-nio's client for it, and whether it was reached once.
 final class PostgresEndpointClient: Sendable {
+    /// The server's address.
     let endpoint: PostgresEndpoint
+    /// postgres-nio's pool of connections to the server.
     let client: PostgresClient
     /// Whether a connection to the server opened once: until then, each use first checks that it can.
     private let isChecked = LockedValue(false)
 
+    /// The client of the server at `url`, with at most `connections` connections.
     init(url: String, connections: Int, logger: Logger) throws {
         endpoint = try PostgresEndpoint(url: url)
         client = PostgresClient(
@@ -184,5 +192,6 @@ final class PostgresEndpointClient: Sendable {
 
 /// An error of a session's body, carried through postgres-nio's `withConnection` untouched.
 private struct BodyError: Error {
+    /// The error the body threw.
     let error: any Error
 }

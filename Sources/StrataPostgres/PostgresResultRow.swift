@@ -13,7 +13,9 @@ public import Strata
 /// A row is a snapshot: it stays readable after its session ends.
 @dynamicMemberLookup
 public struct PostgresResultRow: Sendable {
+    /// The row as postgres-nio received it.
     let row: PostgresRow
+    /// The names of the result's columns.
     let columns: PostgresColumns
 
     /// The names of the row's columns, in order.

@@ -17,11 +17,16 @@ public import Strata
 /// - **A session is used inside its body only.** It belongs to the pool once the body returns; a cursor read
 ///   after that throws.
 public struct PostgresSession: Sendable {
+    /// The connection lent by the pool.
     let connection: PostgresConnection
+    /// The server, for errors.
     let endpoint: PostgresEndpoint
+    /// Where postgres-nio logs the session's queries.
     let logger: Logger
+    /// Whether the body of the session's read or write is still running.
     private let isOpen = LockedValue(true)
 
+    /// A session on `connection`, open until ``end()``.
     init(connection: PostgresConnection, endpoint: PostgresEndpoint, logger: Logger) {
         self.connection = connection
         self.endpoint = endpoint
@@ -173,6 +178,7 @@ public struct PostgresSession: Sendable {
         }
     }
 
+    /// Runs `statement` and decodes every row as `T`.
     func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> [T]
     {
@@ -183,6 +189,7 @@ public struct PostgresSession: Sendable {
         return try rows.map { try rowDecoder.decode(T.self, from: $0, columns: columns) }
     }
 
+    /// Runs `statement` and decodes its first row as `T`, reading no further row.
     func decodeFirst<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> T?
     {
@@ -199,6 +206,7 @@ public struct PostgresSession: Sendable {
             T.self, from: first, columns: PostgresColumns(row: first))
     }
 
+    /// Runs `statement` and returns a cursor decoding its rows as `T`.
     func cursor<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> PostgresCursor<T>
     {
@@ -210,9 +218,12 @@ public struct PostgresSession: Sendable {
 
 /// SQL to send and the value of each of its `$n`, in order.
 struct PostgresStatement: Sendable {
+    /// The SQL, with `$n` placeholders.
     let sql: String
+    /// The value of each `$n`, in order.
     let values: [PostgresValue]
 
+    /// The query postgres-nio sends.
     func query() throws -> PostgresQuery {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
@@ -224,14 +235,19 @@ struct PostgresStatement: Sendable {
 
 /// The parameters of a fetch or execute: none, an `Encodable` value, or a dictionary of storable values.
 enum PostgresParameters {
+    /// No parameters.
     case none
+    /// An Encodable value whose coding keys name the parameters.
     case encodable(any Encodable)
+    /// Storable values by name.
     case values([String: (any DatabaseValueConvertible)?])
 
+    /// An Encodable value's parameters, or none.
     init(_ parameters: (any Encodable)?) {
         self = parameters.map(PostgresParameters.encodable) ?? .none
     }
 
+    /// A dictionary's parameters.
     init(_ values: [String: (any DatabaseValueConvertible)?]) {
         self = .values(values)
     }

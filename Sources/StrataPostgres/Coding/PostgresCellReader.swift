@@ -33,6 +33,8 @@ enum PostgresCellReader {
         }
     }
 
+    /// `cell` as `T`: NULL for an optional, a built-in type, a nested value from JSON, a storable type through its
+    /// `DatabaseValue`, or a single-value Codable type; a `DatabaseError` when it cannot be.
     private static func value<T: Decodable>(_ type: T.Type, from cell: PostgresCell, codingPath: [any CodingKey])
         throws -> T
     {
@@ -121,10 +123,12 @@ enum PostgresCellReader {
         }
     }
 
+    /// `could not decode Int from TEXT`.
     private static func mismatch(_ type: Any.Type, _ cell: PostgresCell) -> DatabaseError {
         DatabaseError(code: .typeMismatch, message: "could not decode \(type) from \(cell.dataType)")
     }
 
+    /// `could not decode Int8 from INTEGER (out of range)`.
     private static func outOfRange(_ type: Any.Type, _ cell: PostgresCell) -> DatabaseError {
         DatabaseError(code: .valueOutOfRange, message: "could not decode \(type) from \(cell.dataType) (out of range)")
     }
@@ -134,6 +138,7 @@ enum PostgresCellReader {
         cell.format == .text || [.text, .varchar, .bpchar, .name].contains(cell.dataType)
     }
 
+    /// A string from a text type, json, jsonb (without its version byte), numeric (its exact text) or uuid.
     private static func string(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> String {
         if isText(cell) || cell.dataType == .json {
             return String(buffer: bytes)
@@ -188,6 +193,7 @@ enum PostgresCellReader {
         return value
     }
 
+    /// A floating-point number from float4, float8, an integer type or numeric.
     private static func double(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> Double {
         var bytes = bytes
         if cell.format == .binary {
@@ -205,6 +211,7 @@ enum PostgresCellReader {
         return value
     }
 
+    /// An exact Decimal from numeric (through its text, so no digit goes through a Double), an integer or text.
     private static func decimal(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Decimal {
         let text: String
         switch cell.dataType {
@@ -221,6 +228,7 @@ enum PostgresCellReader {
         return value
     }
 
+    /// A date from timestamptz or timestamp (microseconds from 2000-01-01 UTC), or date (days from then).
     private static func date(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Date {
         var bytes = bytes
         guard cell.format == .binary else { throw mismatch(Date.self, cell) }
@@ -239,6 +247,7 @@ enum PostgresCellReader {
         }
     }
 
+    /// A UUID from uuid (16 bytes) or its text.
     private static func uuid(_ bytes: ByteBuffer, cell: PostgresCell) throws -> UUID {
         var bytes = bytes
         if cell.dataType == .uuid, cell.format == .binary {
@@ -259,6 +268,7 @@ enum PostgresCellReader {
         return uuid
     }
 
+    /// The bytes of a bytea.
     private static func byteArray(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> [UInt8] {
         guard cell.dataType == .bytea || cell.format == .text else { throw mismatch(type, cell) }
         return Array(bytes.readableBytesView)
@@ -277,6 +287,7 @@ enum PostgresCellReader {
         }
     }
 
+    /// A Bool, as the built-in reading does it, for a storable type's `DatabaseValue`.
     private static func known(_ type: Bool.Type, bytes: ByteBuffer, cell: PostgresCell) throws -> Bool {
         var bytes = bytes
         return try cast(try known(Bool.self, from: &bytes, cell: cell) as Any, to: Bool.self)
@@ -339,6 +350,7 @@ enum PostgresCellReader {
         return text
     }
 
+    /// The error of a numeric whose bytes do not follow PostgreSQL's binary format.
     private static func malformedNumeric(_ cell: PostgresCell) -> DatabaseError {
         DatabaseError(code: .invalidValue, message: "malformed numeric value from the server")
     }
@@ -346,7 +358,9 @@ enum PostgresCellReader {
 
 /// An optional type, whose NULL reads as nil and any other value as its wrapped type.
 protocol PostgresOptional {
+    /// The optional's nil.
     static var nilValue: Self { get }
+    /// The wrapped value read from a cell that is not NULL.
     static func decodeWrapped(from cell: PostgresCell, codingPath: [any CodingKey]) throws -> Self
 }
 

@@ -19,12 +19,16 @@ struct PostgresParameterEncoder {
 
 /// The `Encoder` of a parameter set.
 private final class ParameterCollector: Encoder {
+    /// How coding keys become parameter names.
     let mapping: KeyMapping
+    /// The parameters encoded so far, by name.
     var values: [String: PostgresValue] = [:]
+    /// The first failure inside a method that cannot throw, thrown when the encoding ends.
     var failure: (any Error)?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// An encoder naming parameters through `mapping`.
     init(mapping: KeyMapping) {
         self.mapping = mapping
     }
@@ -43,6 +47,7 @@ private final class ParameterCollector: Encoder {
         return DiscardingContainer<AnyKey>()
     }
 
+    /// Records `message` as the failure, unless one was recorded before.
     func fail(_ message: String) {
         if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
     }
@@ -50,9 +55,11 @@ private final class ParameterCollector: Encoder {
 
 /// The keyed container of a parameter set: each key sets the parameter its mapping names.
 private struct ParameterContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    /// The encoder whose parameters this container sets.
     let collector: ParameterCollector
     var codingPath: [any CodingKey] { [] }
 
+    /// The parameter name of `key`.
     private func name(_ key: Key) -> String { collector.mapping.name(for: key.stringValue) }
 
     mutating func encodeNil(forKey key: Key) throws { collector.values[name(key)] = .null }
@@ -78,6 +85,7 @@ private struct ParameterContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try put(value, key) }
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try put(value, key) }
 
+    /// `value`, or NULL for nil.
     private mutating func put<T: Encodable>(_ value: T?, _ key: Key) throws {
         if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
     }
@@ -105,6 +113,7 @@ private struct DiscardingContainer<Key: CodingKey>: KeyedEncodingContainerProtoc
     var codingPath: [any CodingKey] { [] }
     var count: Int { 0 }
 
+    /// A container that keeps nothing.
     init() {}
 
     mutating func encodeNil(forKey key: Key) throws {}

@@ -4,9 +4,12 @@ internal import Strata
 
 /// The names of a result's columns and where each is, shared by all its rows.
 final class PostgresColumns: Sendable {
+    /// The column names, in order.
     let names: [String]
+    /// The index of each name.
     private let indexes: [String: Int]
 
+    /// The columns named `names`, in order.
     init(_ names: [String]) {
         self.names = names
         var indexes: [String: Int] = [:]
@@ -15,10 +18,12 @@ final class PostgresColumns: Sendable {
         self.indexes = indexes
     }
 
+    /// The columns of `row`'s result.
     convenience init(row: PostgresRow) {
         self.init(row.map(\.columnName))
     }
 
+    /// The index of the column named `name`, nil when there is none.
     func index(of name: String) -> Int? { indexes[name] }
 }
 
@@ -26,7 +31,9 @@ final class PostgresColumns: Sendable {
 /// key reads the column its key mapping names, optionals read NULL and a missing column as nil, a type that is
 /// ``DatabaseValueConvertible`` or single-valued decodes from the only column of a one-column row.
 struct PostgresRowDecoder: Sendable {
+    /// How coding keys find their columns.
     let mapping: KeyMapping
+    /// Contextual information for custom `init(from:)` implementations.
     let userInfo: [CodingUserInfoKey: any Sendable]
 
     /// The decoder of `decoder`'s settings for rows of `T`: with the key strategy of `T` when `T` is a ``Model``
@@ -55,12 +62,17 @@ struct PostgresRowDecoder: Sendable {
 
 /// The `Decoder` a value's `init(from:)` sees for one row.
 final class PostgresRowDecoding: Decoder {
+    /// The row's cells, in column order.
     let cells: [PostgresCell]
+    /// The names of the result's columns.
     let columns: PostgresColumns
+    /// How coding keys find their columns.
     let mapping: KeyMapping
+    /// Contextual information for custom `init(from:)` implementations.
     let userInfo: [CodingUserInfoKey: Any]
     var codingPath: [any CodingKey] { [] }
 
+    /// The decoder of one row.
     init(cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
         self.cells = cells
         self.columns = columns
@@ -98,6 +110,7 @@ final class PostgresRowDecoding: Decoder {
         columns.index(of: mapping.name(for: key.stringValue)).map { cells[$0] }
     }
 
+    /// `no column named "x" for key x; the row has "a", "b"`.
     func keyNotFound(_ key: some CodingKey) -> DecodingError {
         let column = mapping.name(for: key.stringValue)
         let names = columns.names.map { "\"\($0)\"" }.joined(separator: ", ")
@@ -111,6 +124,7 @@ final class PostgresRowDecoding: Decoder {
 
 /// The keyed container of a row: each key reads the column its mapping names.
 struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    /// The decoder of the row.
     let decoder: PostgresRowDecoding
     var codingPath: [any CodingKey] { decoder.codingPath }
 
@@ -139,6 +153,7 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder() throws -> any Decoder { decoder }
     func superDecoder(forKey key: Key) throws -> any Decoder { throw unsupported(key) }
 
+    /// The error of a nested container asked of a column.
     private func unsupported(_ key: Key) -> DecodingError {
         DecodingError.typeMismatch(
             Any.self,
@@ -150,6 +165,7 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
 /// The decoder of one cell, for types that decode from a single value (raw-value enums, wrappers).
 struct PostgresCellDecoder: Decoder, SingleValueDecodingContainer {
+    /// The cell to read.
     let cell: PostgresCell
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -183,6 +199,7 @@ struct PostgresCellDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try read(UInt32.self) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try read(UInt64.self) }
 
+    /// Reads the cell as `T`.
     private func read<T: Decodable>(_ type: T.Type) throws -> T {
         try PostgresCellReader.decode(T.self, from: cell, codingPath: codingPath)
     }

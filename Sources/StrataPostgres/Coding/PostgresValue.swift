@@ -10,14 +10,23 @@ internal import Strata
 /// digit kept), `URL` is its text, and nested Codable values (structs, arrays, dictionaries, sets) are `jsonb` in
 /// the same JSON that Strata stores as TEXT on SQLite.
 enum PostgresValue: Sendable, Equatable {
+    /// SQL NULL.
     case null
+    /// Every integer width.
     case int8(Int64)
+    /// A Double.
     case float8(Double)
+    /// A Float.
     case float4(Float)
+    /// A Bool.
     case bool(Bool)
+    /// A String, a URL's text, or the text a custom type stores.
     case text(String)
+    /// Data and [UInt8].
     case bytea([UInt8])
+    /// A UUID.
     case uuid(UUID)
+    /// A Date, sent as microseconds from PostgreSQL's epoch.
     case timestamptz(Date)
     /// A `numeric` in its text form, sent in text format so that no digit is lost.
     case numeric(String)
@@ -136,8 +145,10 @@ enum PostgresValue: Sendable, Equatable {
 
 /// A non-NULL ``PostgresValue`` as postgres-nio encodes it.
 struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
+    /// The value to send.
     let value: PostgresValue
 
+    /// The PostgreSQL type the value is sent as.
     var psqlType: PostgresDataType {
         switch value {
         case .null: .null
@@ -154,11 +165,13 @@ struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
         }
     }
 
+    /// Binary, but for numeric, which is sent as text so that no digit is lost.
     var psqlFormat: PostgresFormat {
         if case .numeric = value { return .text }
         return .binary
     }
 
+    /// Writes the value in postgres-nio's wire format.
     func encode<JSONEncoder: PostgresJSONEncoder>(
         into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
     ) throws {

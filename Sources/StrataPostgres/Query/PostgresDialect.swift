@@ -5,8 +5,10 @@ internal import Strata
 /// Identifiers are quoted as in SQLite (double quotes, embedded quotes doubled); values are `$n`; named parameters
 /// stay `:name` in the SQL Strata builds and are sent as `$n` (``PostgresStatementText``).
 struct PostgresDialect: SQLDialect {
+    /// `$1`, `$2`...
     func placeholder(_ index: Int) -> String { "$\(index)" }
 
+    /// `:name`, numbered when the statement is sent.
     func namedPlaceholder(_ name: String) -> String { ":" + name }
 
     /// `ON CONFLICT ("id") DO UPDATE SET "a" = EXCLUDED."a"`, or `DO NOTHING` when the key is the only column.
@@ -17,5 +19,6 @@ struct PostgresDialect: SQLDialect {
         return " ON CONFLICT (\(conflictColumn)) " + (columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)")
     }
 
+    /// ` RETURNING *`.
     var returningAllColumns: String { " RETURNING *" }
 }

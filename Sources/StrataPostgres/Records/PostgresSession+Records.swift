@@ -137,6 +137,7 @@ extension PostgresSession {
             T.self, from: row, columns: PostgresColumns(row: row))
     }
 
+    /// The error of an insert that inserted no row.
     private func notInserted<T: Model>(_ type: T.Type, sql: String) -> DatabaseError {
         DatabaseError(
             code: .recordNotInserted,
