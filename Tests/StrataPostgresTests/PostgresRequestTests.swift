@@ -118,4 +118,41 @@ struct PostgresRequestTests {
             #expect(error?.sql?.contains("LIMIT $1") == true)
         }
     }
+    /// A tag of a note: its `id` and `noteId` clash with nothing but the note's own `id`.
+    struct Tag: Model, Equatable {
+        static let tableName = "tag"
+        var id: Int64?
+        var noteId: Int64
+        var name: String
+    }
+
+    @Test("joins decode pairs, each model reading its own table's columns; a left join gives nil for no match")
+    func joins() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            try await pool.write { db in
+                try await db.execute(
+                    query: "CREATE TABLE tag (id bigserial PRIMARY KEY, \"noteId\" bigint NOT NULL, name text NOT NULL)"
+                )
+                for (noteId, name) in [(Int64(1), "swift"), (1, "sql"), (3, "swift")] {
+                    try await db.insert(Tag(id: nil, noteId: noteId, name: name))
+                }
+            }
+            let condition = Column("noteId", table: Tag.self) == Column("id")
+            let (pairs, left) = try await pool.read { db in
+                (
+                    try await db.fetchAll(
+                        Note.joining(Tag.self, on: condition).filter(Column("name", table: Tag.self) == "swift")
+                            .order(Column("id"))),
+                    try await db.fetchAll(
+                        Note.leftJoining(Tag.self, on: condition).filter(Column("id") <= 2)
+                            .order(Column("id"), Column("id", table: Tag.self)))
+                )
+            }
+            #expect(pairs.map { $0.0.id } == [1, 3])
+            #expect(pairs.map { $0.1 } == [Tag(id: 1, noteId: 1, name: "swift"), Tag(id: 3, noteId: 3, name: "swift")])
+            #expect(left.map { $0.0.id } == [1, 1, 2])
+            #expect(left.map { $0.1?.name } == ["swift", "sql", nil])
+        }
+    }
 }

@@ -125,6 +125,20 @@ public struct QueryRequest<Record: Model>: Sendable {
         return (renderer.sql, renderer.rendered, renderer.failure)
     }
 
+    /// The `SELECT` of a join in `dialect`: every column of each table, with the column `NULL AS "separator"`
+    /// between the columns of two tables, for a backend that cannot tell which table a result column comes from
+    /// (PostgreSQL through postgres-nio), so that it splits each row between the models there.
+    package func renderJoinSelect(separator: String, dialect: any SQLDialect) -> (
+        sql: String, rendered: RenderedSQL, failure: DatabaseError?
+    ) {
+        var selection = [SQLSelection(.allColumns(nil))]
+        for join in joins {
+            selection.append(SQLSelection(.aliased(.raw("NULL", [:]), separator)))
+            selection.append(SQLSelection(.allColumns(join.table)))
+        }
+        return renderSelect(selectionOverride: selection, dialect: dialect)
+    }
+
     /// Everything after `FROM table`: joins, `WHERE`, `GROUP BY`, `HAVING`, `ORDER BY`, `LIMIT`.
     func appendBody(to renderer: inout SQLRenderer) {
         for join in joins {

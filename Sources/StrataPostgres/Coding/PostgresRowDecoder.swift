@@ -47,7 +47,11 @@ struct PostgresRowDecoder: Sendable {
 
     /// Decodes one row.
     func decode<T: Decodable>(_ type: T.Type, from row: PostgresRow, columns: PostgresColumns) throws -> T {
-        let cells = Array(row)
+        try decode(T.self, cells: Array(row), columns: columns)
+    }
+
+    /// Decodes the `cells` of one row, whose names are `columns`: a whole row, or one table's part of a joined row.
+    func decode<T: Decodable>(_ type: T.Type, cells: [PostgresCell], columns: PostgresColumns) throws -> T {
         if cells.count == 1, let first = cells.first, Self.isScalar(T.self) {
             return try PostgresCellReader.decode(T.self, from: first, codingPath: [])
         }

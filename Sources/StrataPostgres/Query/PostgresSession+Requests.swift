@@ -68,7 +68,13 @@ extension PostgresSession {
     /// The request's SELECT in PostgreSQL's dialect, with its values in `$n` order: the request's own values,
     /// then the named values of its raw fragments.
     func select(_ request: QueryRequest<some Model>) throws -> PostgresStatement {
-        let select = request.renderSelect(dialect: PostgresDialect())
+        try statement(request.renderSelect(dialect: PostgresDialect()))
+    }
+
+    /// A rendered request as a statement: `?` and `:name` numbered after the request's own `$n`.
+    func statement(_ select: (sql: String, rendered: RenderedSQL, failure: DatabaseError?)) throws
+        -> PostgresStatement
+    {
         if let failure = select.failure { throw failure.withSQL(select.sql) }
         let rendered = select.rendered
         let text = try PostgresStatementText(
