@@ -84,6 +84,24 @@ public struct PostgresSession: Sendable {
         return result.rows.map { PostgresResultRow(row: $0, columns: columns) }
     }
 
+    /// The first row of `query`, or nil when there is none.
+    ///
+    /// ```swift
+    /// let row = try await db.fetchOne(query: "SELECT count(*) AS total, max(id) AS newest FROM note")
+    /// let total: Int? = try row?["total"]
+    /// ```
+    public func fetchOne(query: String, parameters: (any Encodable)? = nil) async throws -> PostgresResultRow? {
+        let statement = try statement(query, PostgresParameters(parameters))
+        var iterator = try await stream(statement).makeAsyncIterator()
+        let first: PostgresRow?
+        do {
+            first = try await iterator.next()
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+        return first.map { PostgresResultRow(row: $0, columns: PostgresColumns(row: $0)) }
+    }
+
     /// Every row of `query` decoded as `T`; a one-column row decodes as a scalar (`Int`, `String`, `Date`...).
     ///
     /// ```swift

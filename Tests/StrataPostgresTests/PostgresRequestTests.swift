@@ -27,9 +27,14 @@ struct PostgresRequestTests {
             #expect(notes.map(\.id) == [4, 3])
             let offset = try await pool.read { db in try await db.fetchAll(request.limit(2, offset: 2)) }
             #expect(offset.map(\.id) == [1])
-            let first = try await pool.read { db in try await db.fetchOne(Note.order(Column("createdAt"))) }
+            // fetchOne reads one row of five and leaves the rest; the session's next statement runs as usual.
+            let (first, count) = try await pool.read { db in
+                (
+                    try await db.fetchOne(Note.order(Column("createdAt"))),
+                    try await db.fetchCount(Note.filter(Column("mood") == "sad"))
+                )
+            }
             #expect(first?.id == 1)
-            let count = try await pool.read { db in try await db.fetchCount(Note.filter(Column("mood") == "sad")) }
             #expect(count == 2)
         }
     }

@@ -121,6 +121,15 @@ struct PostgresValueTests {
             #expect(try row["data_length"] as Int == 5)
             #expect(try row["note_text"] as String? == "present")
             #expect(try row["number_type"] as String == "integer")
+            #expect(row.columnNames.first == "decimal")
+            let unknown = #expect(throws: DatabaseError.self) { try row["nope"] as String }
+            #expect(unknown?.code == .unknownColumn)
+
+            let one = try await pool.read { db in
+                try await db.fetchOne(query: "SELECT count(*) AS total, max(id) AS newest FROM everything")
+            }
+            #expect(try one?["total"] as Int? == 1)
+            #expect(try one?.newest as Int64? == 1)
         }
     }
 
