@@ -136,6 +136,9 @@ let package = Package(
                 "Strata", "StrataPostgres",
                 // Only for the unit tests of the numeric reader, which build cells by hand.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for the test that runs a pool in a ServiceGroup.
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
