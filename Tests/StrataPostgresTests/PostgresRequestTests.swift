@@ -160,4 +160,28 @@ struct PostgresRequestTests {
             #expect(left.map { $0.1?.name } == ["swift", "sql", nil])
         }
     }
+    @Test("deleteAll and updateAll change the request's rows and count them")
+    func deleteAndUpdateAll() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let (updated, deleted, limited) = try await pool.write { db in
+                (
+                    try await db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "calm")),
+                    try await db.deleteAll(Note.filter(Column("id") > 4)),
+                    try await db.deleteAll(Note.order(Column("id")).limit(1))
+                )
+            }
+            #expect(updated == 2)
+            #expect(deleted == 1)
+            #expect(limited == 1)
+            let moods = try await pool.read { db in
+                try await db.fetchAll(String.self, Note.select(Column("mood")).order(Column("id")))
+            }
+            #expect(moods == ["calm", "happy", "happy"])
+            let none = await #expect(throws: DatabaseError.self) {
+                try await pool.write { db in try await db.updateAll(Note.all()) }
+            }
+            #expect(none?.code == .invalidArgument)
+        }
+    }
 }

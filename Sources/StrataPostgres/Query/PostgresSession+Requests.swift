@@ -63,6 +63,36 @@ extension PostgresSession {
         try await decodeFirst(T.self, try select(request), decoder: decoder)
     }
 
+    /// Deletes the rows of `request`.
+    ///
+    /// ```swift
+    /// let deleted = try await db.deleteAll(Note.filter(Column("id") > 100))
+    /// ```
+    ///
+    /// A request with joins, an order or a limit deletes the rows it selects (`key IN (SELECT ...)`), as on SQLite.
+    ///
+    /// - Returns: The number of rows deleted.
+    @discardableResult
+    public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
+        try await collect(try statement(request.renderDelete(returning: false, dialect: PostgresDialect()))).changes
+    }
+
+    /// Sets `assignments` on the rows of `request`.
+    ///
+    /// ```swift
+    /// let updated = try await db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "happy"))
+    /// ```
+    ///
+    /// - Returns: The number of rows changed.
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    @discardableResult
+    public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
+        async throws -> Int
+    {
+        let update = try request.renderUpdate(assignments, returning: false, dialect: PostgresDialect())
+        return try await collect(try statement(update)).changes
+    }
+
     // MARK: Internal
 
     /// The request's SELECT in PostgreSQL's dialect, with its values in `$n` order: the request's own values,
