@@ -172,6 +172,11 @@ final class PostgresEndpointClient: Sendable {
         } catch let error as BodyError {
             throw error.error
         } catch {
+            // postgres-nio's pool gives up on a server it cannot reach after a minute of retries, with an error of
+            // its own that does not say why: one more connection attempt tells, when it fails.
+            if !(error is PSQLError), !(error is CancellationError) {
+                try await check(logger: logger)
+            }
             throw PostgresError.translating(error, sql: nil, endpoint: endpoint)
         }
     }
