@@ -22,6 +22,12 @@ let package = Package(
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
+    traits: [
+        // `strata migrate|status|query --database postgres://...`: builds StrataPostgres, and so postgres-nio, into the
+        // `strata` tool. Off by default, so that the tool's SQLite users never build postgres-nio:
+        // `swift build --traits PostgreSQL`, `swift run --traits PostgreSQL strata ...`.
+        .trait(name: "PostgreSQL", description: "The strata tool works on PostgreSQL databases too (builds postgres-nio)")
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Observability: logs, metrics and spans, which do nothing until the app bootstraps a backend.
@@ -93,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Strata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .target(name: "StrataPostgres", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Sources/StrataCLI",
             swiftSettings: swiftSettings
