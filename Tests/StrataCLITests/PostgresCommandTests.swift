@@ -3,8 +3,8 @@ import Testing
 
 /// The `strata` built with the PostgreSQL trait, and the server it is tested against.
 ///
-/// `.ci/run` builds that binary in a scratch path of its own (`swift build --traits PostgreSQL --scratch-path
-/// .build-postgres --product strata`) and names it in `STRATA_POSTGRES_BINARY`; the server is `STRATA_POSTGRES_URL`.
+/// `.ci/run` builds that binary after the plain tests (`swift build --traits PostgreSQL --product strata`) and names it
+/// in `STRATA_POSTGRES_BINARY`; the server is `STRATA_POSTGRES_URL`.
 /// Without the binary the suite is skipped (a plain `swift test` builds `strata` without the trait); with it, a
 /// missing server fails the suite when `CI` is `true`, and skips it otherwise.
 enum PostgresCLI {
@@ -203,25 +203,3 @@ struct PostgresCommandTests {
         }
     }
 }
-
-#if !PostgreSQL
-    @Suite("strata without the PostgreSQL trait")
-    struct PostgresNotBuiltTests {
-        @Test("a postgres:// database: one line telling how to build with the trait, exit status 1")
-        func postgresURLWithoutTrait() throws {
-            let workspace = try CLIWorkspace()
-            try workspace.copyExampleMigrations()
-            for arguments in [["migrate"], ["status"], ["query", "SELECT 1"]] {
-                let result = try CLIResult.run(
-                    arguments + ["--database", "postgres://strata@127.0.0.1:5432/strata"], in: workspace.url)
-                #expect(result.status == 1)
-                #expect(result.stdout.isEmpty)
-                #expect(
-                    result.stderr
-                        == "error: this strata was built without PostgreSQL support: build it with the PostgreSQL "
-                        + "trait (swift build --traits PostgreSQL, or swift run --traits PostgreSQL strata ...) to use "
-                        + "a postgres:// URL\n")
-            }
-        }
-    }
-#endif
