@@ -202,4 +202,46 @@ struct PostgresCommandTests {
             #expect(!result.stderr.contains("secret"))
         }
     }
+
+    @Test("a failing migration: one error line naming it with its SQLSTATE, exit 1; the steps before it stay")
+    func failingMigration() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.write("CREATE TABLE a (id bigint PRIMARY KEY);\n", to: "pg/0001_create_a.sql")
+        try workspace.write("CREATE TABLE b (id bigint);\nSELECT * FROM no_such_table;\n", to: "pg/0002_broken.sql")
+        try PostgresCLI.withSchema { url in
+            let dryRun = try workspace.strataPostgres("migrate", "--database", url, "--migrations", "pg", "--dry-run")
+            #expect(dryRun.status == 0, "\(dryRun.stderr)")
+            #expect(dryRun.lines.first == "dry run: at version 0, would apply:")
+            #expect(dryRun.lines.last == "dry run: nothing was changed")
+            let result = try workspace.strataPostgres("migrate", "--database", url, "--migrations", "pg")
+            #expect(result.status == 1)
+            #expect(result.lines == ["applied 0001_create_a"])
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "error: migration 2 \"broken\" (0002_broken.sql) failed: PostgreSQL error 42P01: "
+                        + "relation \"no_such_table\" does not exist"))
+            let state = try workspace.strataPostgres(
+                "query", "SELECT version, to_regclass('b') IS NULL AS no_b FROM strata_schema_version",
+                "--database", url, "--format", "csv")
+            #expect(state.lines == ["version,no_b", "1,1"])
+        }
+    }
+
+    @Test("a database that does not exist: one error line and exit status 1")
+    func missingDatabase() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.copyExampleMigrations()
+        let server = try #require(PostgresCLI.url)
+        var components = try #require(URLComponents(string: server))
+        components.path = "/strata_no_such_database"
+        let result = try workspace.strataPostgres("status", "--database", try #require(components.string))
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr.hasPrefix(
+                "error: PostgreSQL error 3D000: database \"strata_no_such_database\" does not exist"),
+            "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
 }
