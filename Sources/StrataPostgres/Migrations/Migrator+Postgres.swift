@@ -91,8 +91,9 @@ extension Migrator {
     /// Where the database of `pool` stands: its version, the registered versions applied and pending, and the
     /// recorded history with the applied files edited since and the applied versions with no migration here.
     ///
-    /// It only reads: a database never migrated is at version 0, and a newer database is reported (its extra
-    /// versions in `missing`), not refused. Swift-block migrations are listed like the others.
+    /// It only reads, in one read-only transaction on the primary (a replica may lag): a database never migrated is
+    /// at version 0, and a newer database is reported (its extra versions in `missing`), not refused. Swift-block
+    /// migrations are listed like the others.
     public func status(of pool: PostgresPool) async throws -> MigrationStatus {
         try validate()
         let (current, history) = try await snapshot(of: pool)
