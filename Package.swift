@@ -17,7 +17,16 @@ let package = Package(
         // DatabasePool and DatabaseQueue as ServiceLifecycle services. Its own product, so that a user of `Strata` alone
         // never builds swift-service-lifecycle and what it depends on (swift-log, swift-async-algorithms).
         .library(name: "StrataServiceLifecycle", targets: ["StrataServiceLifecycle"]),
+        // The PostgreSQL backend. Its own product, so that a user of `Strata` alone never builds postgres-nio and
+        // what it depends on (swift-nio, swift-nio-ssl, swift-crypto).
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
+    ],
+    traits: [
+        // `strata migrate|status|query --database postgres://...`: builds StrataPostgres, and so postgres-nio, into the
+        // `strata` tool. Off by default, so that the tool's SQLite users never build postgres-nio:
+        // `swift build --traits PostgreSQL`, `swift run --traits PostgreSQL strata ...`.
+        .trait(name: "PostgreSQL", description: "The strata tool works on PostgreSQL databases too (builds postgres-nio)")
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         // Only for StrataServiceLifecycle, built by users of that product.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only for StrataPostgres, built by users of that product.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Only for `swift package generate-documentation`: a plugin, never built into a product.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -71,6 +82,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "Strata",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The tool's folder is StrataCLI, not strata: names that differ only in case from Sources/Strata merge on
         // macOS's default file system. The target, and so the product and the binary, are still `strata`.
         .executableTarget(
@@ -78,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Strata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .target(name: "StrataPostgres", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Sources/StrataCLI",
             swiftSettings: swiftSettings
@@ -111,6 +133,18 @@ let package = Package(
             dependencies: [
                 "Strata",
                 "StrataServiceLifecycle",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: [
+                "Strata", "StrataPostgres",
+                // Only for the unit tests of the numeric reader, which build cells by hand.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Only for the test that runs a pool in a ServiceGroup.
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings

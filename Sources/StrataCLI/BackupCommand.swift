@@ -24,6 +24,9 @@ struct BackupCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            if databaseOptions.isPostgres {
+                throw CommandError("backup copies SQLite databases; for PostgreSQL, use pg_dump")
+            }
             // Opening a missing database would create an empty one, and back that up.
             guard databaseOptions.exists else {
                 throw CommandError("no database at \(databaseOptions.database)")

@@ -3,7 +3,7 @@ import Foundation
 import Strata
 
 /// `strata migrate`: applies the pending migrations.
-struct MigrateCommand: ParsableCommand {
+struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Apply the pending migrations to the database, creating it when missing.",
@@ -11,6 +11,11 @@ struct MigrateCommand: ParsableCommand {
             Each migration runs in its own transaction with the user_version bump: a failing migration \
             changes nothing, and the migrations before it stay applied. Several processes may migrate \
             one database at once; each migration is applied exactly once.
+
+            With --database postgres://... (a strata built with the PostgreSQL trait), the version is in the \
+            table strata_schema_version, each migration commits with its version bump, and concurrent \
+            migrators wait for each other on an advisory lock. The migrations folder defaults to \
+            Migrations/postgresql when it exists.
             """
     )
 
@@ -31,46 +36,74 @@ struct MigrateCommand: ParsableCommand {
             discussion: "The database keeps what the file did when it was applied; review the edit first."))
     var acceptEdited = false
 
-    func run() throws {
-        try reportingErrors {
+    func run() async throws {
+        try await reportingAsyncErrors {
             // The folder is checked before the database file is created.
+            let folder = migrationsOptions.migrations(for: databaseOptions)
             var migrator = Migrator()
-            try migrator.registerSQLFiles(in: migrationsOptions.url)
+            try migrator.registerSQLFiles(in: migrationsOptions.url(for: databaseOptions))
             migrator.acceptsEditedFiles = acceptEdited
             let target = targetVersion ?? migrator.latestVersion
             guard target >= 0, target <= migrator.latestVersion else {
                 throw CommandError(
-                    "cannot migrate to version \(target): the migrations in \(migrationsOptions.migrations) "
+                    "cannot migrate to version \(target): the migrations in \(folder) "
                         + "go from 1 to \(migrator.latestVersion)")
+            }
+            if databaseOptions.isPostgres {
+                #if PostgreSQL
+                    try await withPostgresPool(databaseOptions.database) { pool in
+                        if dryRun {
+                            let current = try await migrator.status(of: pool).currentVersion
+                            let plan = try await migrator.pendingMigrations(for: pool, to: target)
+                            return printPlan(plan, current: current, exists: true)
+                        }
+                        try await apply(
+                            migrator, to: target, status: { try await migrator.status(of: pool) },
+                            migrate: { try await migrator.migrate(pool, to: $0) })
+                    }
+                    return
+                #else
+                    throw CommandError.postgresNotBuilt
+                #endif
             }
             if dryRun { return try printPlan(migrator, to: target) }
             let db = try databaseOptions.open()
             defer { db.close() }
-            let before = try migrator.status(of: db)
-            let start = before.currentVersion
-            // Migrating to where the database is applies nothing but makes the checks and records of every run: an
-            // edited file refused (or accepted), the history of what the database has recorded.
-            try migrator.migrate(db, to: min(start, migrator.latestVersion))
-            for version in before.edited {
-                let file = migrator.migrations.first { $0.version == version }?.fileURL?.lastPathComponent
-                Terminal.write("accepted the edit of \(file ?? String(version))")
+            try await apply(
+                migrator, to: target, status: { try migrator.status(of: db) },
+                migrate: { try migrator.migrate(db, to: $0) })
+        }
+    }
+
+    /// Applies the migrations up to `target` one at a time, printing each, on SQLite or PostgreSQL.
+    private func apply(
+        _ migrator: Migrator, to target: Int, status: () async throws -> MigrationStatus,
+        migrate: (Int) async throws -> [Int]
+    ) async throws {
+        let before = try await status()
+        let start = before.currentVersion
+        // Migrating to where the database is applies nothing but makes the checks and records of every run: an
+        // edited file refused (or accepted), the history of what the database has recorded.
+        _ = try await migrate(min(start, migrator.latestVersion))
+        for version in before.edited {
+            let file = migrator.migrations.first { $0.version == version }?.fileURL?.lastPathComponent
+            Terminal.write("accepted the edit of \(file ?? String(version))")
+        }
+        var appliedAny = false
+        // One version at a time, so that what was applied is printed before a later failure.
+        for migration in migrator.migrations where migration.version > start && migration.version <= target {
+            if try await !migrate(migration.version).isEmpty {
+                Terminal.write("applied \(migration.identifier)")
+                appliedAny = true
             }
-            var appliedAny = false
-            // One version at a time, so that what was applied is printed before a later failure.
-            for migration in migrator.migrations where migration.version > start && migration.version <= target {
-                if try !migrator.migrate(db, to: migration.version).isEmpty {
-                    Terminal.write("applied \(migration.identifier)")
-                    appliedAny = true
-                }
-            }
-            let now = try db.userVersion
-            if appliedAny {
-                Terminal.write("now at version \(now)")
-            } else if now > target {
-                Terminal.write("at version \(now), past version \(target), nothing to do")
-            } else {
-                Terminal.write("already at version \(now), nothing to do")
-            }
+        }
+        let now = try await status().currentVersion
+        if appliedAny {
+            Terminal.write("now at version \(now)")
+        } else if now > target {
+            Terminal.write("at version \(now), past version \(target), nothing to do")
+        } else {
+            Terminal.write("already at version \(now), nothing to do")
         }
     }
 
@@ -80,8 +113,11 @@ struct MigrateCommand: ParsableCommand {
         let exists = databaseOptions.exists
         let db = exists ? try databaseOptions.open(readOnly: true) : try Database()
         defer { db.close() }
-        let plan = try migrator.pendingMigrations(for: db, to: target)
-        let current = try db.userVersion
+        printPlan(try migrator.pendingMigrations(for: db, to: target), current: try db.userVersion, exists: exists)
+    }
+
+    /// Prints the migrations `--dry-run` would apply, with their SQL.
+    private func printPlan(_ plan: [Migrator.Migration], current: Int, exists: Bool) {
         if plan.isEmpty {
             Terminal.write("dry run: at version \(current), nothing to apply")
             return

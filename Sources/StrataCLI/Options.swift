@@ -4,7 +4,12 @@ import Strata
 
 /// The `--database` option shared by the commands that open a database.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:port/database) for a "
+                + "strata built with the PostgreSQL trait.",
+            valueName: "path-or-url"))
     var database = "strata.sqlite"
 
     @Option(
@@ -26,17 +31,65 @@ struct DatabaseOptions: ParsableArguments {
     var exists: Bool {
         FileManager.default.fileExists(atPath: database)
     }
+
+    /// Whether `--database` is a PostgreSQL URL rather than a SQLite file.
+    var isPostgres: Bool {
+        database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+    }
+
+    /// The database as output names it: a URL without its password.
+    var displayName: String {
+        guard isPostgres, var components = URLComponents(string: database), components.password != nil else {
+            return database
+        }
+        components.password = nil
+        return components.string ?? database
+    }
+}
+
+extension CommandError {
+    /// The error of a `strata` built without PostgreSQL given a PostgreSQL URL.
+    static let postgresNotBuilt = CommandError(
+        "this strata was built without PostgreSQL support: build it with the PostgreSQL trait "
+            + "(swift build --traits PostgreSQL, or swift run --traits PostgreSQL strata ...) to use a postgres:// URL")
 }
 
 /// The `--migrations` option shared by the commands that read the migrations folder.
 struct MigrationsOptions: ParsableArguments {
+    /// The default folder of migrations for a PostgreSQL database, when it exists.
+    static let postgresFolder = "Migrations/postgresql"
+
     @Option(
-        name: .long,
-        help: ArgumentHelp("The folder of NNNN_description.sql migration files.", valueName: "folder"))
-    var migrations = "Migrations"
+        name: .customLong("migrations"),
+        help: ArgumentHelp(
+            "The folder of NNNN_description.sql migration files (default: Migrations; for a postgres:// database, "
+                + "Migrations/postgresql when that folder exists, else Migrations).",
+            valueName: "folder"))
+    var folder: String?
+
+    /// The folder for a SQLite database: `--migrations`, or `Migrations`.
+    var migrations: String { folder ?? "Migrations" }
 
     var url: URL {
         URL(fileURLWithPath: migrations, isDirectory: true)
+    }
+
+    /// The folder for `database`: `--migrations`; or for a PostgreSQL URL `Migrations/postgresql` when it exists;
+    /// or `Migrations`.
+    func migrations(for database: DatabaseOptions) -> String {
+        if folder == nil, database.isPostgres {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: Self.postgresFolder, isDirectory: &isDirectory),
+                isDirectory.boolValue
+            {
+                return Self.postgresFolder
+            }
+        }
+        return migrations
+    }
+
+    func url(for database: DatabaseOptions) -> URL {
+        URL(fileURLWithPath: migrations(for: database), isDirectory: true)
     }
 }
 
@@ -53,6 +106,18 @@ struct CommandError: Error, CustomStringConvertible {
 func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        Terminal.writeError("error: " + oneLine(String(describing: error)))
+        throw ExitCode.failure
+    }
+}
+
+/// Runs an async command's body; any error becomes one `error: ...` line on stderr and exit status 1.
+func reportingAsyncErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
     } catch let exit as ExitCode {
         throw exit
     } catch {

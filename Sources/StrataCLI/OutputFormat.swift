@@ -19,6 +19,7 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
     /// Columns padded to their widest value, numbers aligned right, and a row count.
     static func table(_ result: QueryResult) -> String {
         guard !result.columns.isEmpty else {
+            if result.returnsRows { return "(0 rows)" }
             return result.changes == 1 ? "(1 row changed)" : "(\(result.changes) rows changed)"
         }
         let cells = result.rows.map { $0.map(tableCell) }

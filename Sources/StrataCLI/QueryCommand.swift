@@ -3,7 +3,7 @@ import Foundation
 import Strata
 
 /// `strata query "SQL"`: runs one statement and prints its rows.
-struct QueryCommand: ParsableCommand {
+struct QueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Run one SQL statement and print its rows as a table, JSON or CSV.",
@@ -18,6 +18,11 @@ struct QueryCommand: ParsableCommand {
                      base64 string
               csv    a header row, then a line per row, quoted as RFC 4180 says;
                      NULL is an empty field, a blob is base64
+
+            With --database postgres://... (a strata built with the PostgreSQL trait), the statement runs in \
+            a transaction of its own, committed when it succeeds. bool prints as 0 or 1, bytea as a blob, \
+            timestamptz as ISO 8601 text, numeric, uuid and jsonb as their text; other types need a cast \
+            (x::text). A SELECT that returns no rows prints no header.
             """
     )
 
@@ -29,8 +34,22 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .long, help: "The output format.")
     var format: OutputFormat = .table
 
-    func run() throws {
-        try reportingErrors {
+    func run() async throws {
+        try await reportingAsyncErrors {
+            if databaseOptions.isPostgres {
+                #if PostgreSQL
+                    let sql = sql
+                    let result = try await withPostgresPool(databaseOptions.database) { pool in
+                        try await pool.write { db in try await db.rowsOfQuery(sql) }
+                    }
+                    return print(
+                        QueryResult(
+                            columns: result.columns, rows: result.rows, changes: result.changes,
+                            returnsRows: result.returnsRows))
+                #else
+                    throw CommandError.postgresNotBuilt
+                #endif
+            }
             guard databaseOptions.exists else {
                 throw CommandError("no database at \(databaseOptions.database)")
             }
@@ -41,10 +60,14 @@ struct QueryCommand: ParsableCommand {
                 // The statement writes: nothing was changed, so it runs again on a writable connection.
                 result = try Self.run(sql, options: databaseOptions, readOnly: false)
             }
-            let output = format.render(result)
-            if !output.isEmpty {
-                Terminal.write(output)
-            }
+            print(result)
+        }
+    }
+
+    private func print(_ result: QueryResult) {
+        let output = format.render(result)
+        if !output.isEmpty {
+            Terminal.write(output)
         }
     }
 
@@ -66,4 +89,13 @@ struct QueryResult {
     var rows: [[DatabaseValue]]
     /// Rows changed, for a statement that returns no columns.
     var changes: Int
+    /// Whether the statement returns rows, even with none (and so, on PostgreSQL, no column names).
+    var returnsRows: Bool
+
+    init(columns: [String], rows: [[DatabaseValue]], changes: Int, returnsRows: Bool? = nil) {
+        self.columns = columns
+        self.rows = rows
+        self.changes = changes
+        self.returnsRows = returnsRows ?? !columns.isEmpty
+    }
 }

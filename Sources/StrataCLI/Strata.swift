@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `strata`: migrate, inspect and query SQLite databases with Strata.
 @main
-struct StrataCommand: ParsableCommand {
+struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Migrate, inspect and query SQLite databases with Strata.",
@@ -15,6 +15,10 @@ struct StrataCommand: ParsableCommand {
               strata status           # current version, applied and pending
               strata query "SELECT * FROM note" --format json
               strata new "add tags"   # create Migrations/NNNN_add_tags.sql
+
+            PostgreSQL: a strata built with the PostgreSQL trait (swift build --traits PostgreSQL) takes \
+            --database postgres://user:password@host:port/database for migrate, status and query, with \
+            migrations from Migrations/postgresql when that folder exists.
             """,
         subcommands: [MigrateCommand.self, StatusCommand.self, QueryCommand.self, NewCommand.self, BackupCommand.self]
     )

@@ -61,9 +61,10 @@ struct CLIResult: Sendable {
         stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
     }
 
-    /// Runs the built `strata` binary. Output goes through files, so a large output cannot block the process.
-    static func run(_ arguments: [String], in directory: URL) throws -> CLIResult {
-        try RunningStrata(arguments, in: directory).wait()
+    /// Runs the built `strata` binary, or `binary`. Output goes through files, so a large output cannot block the
+    /// process.
+    static func run(_ arguments: [String], in directory: URL, binary: URL? = nil) throws -> CLIResult {
+        try RunningStrata(arguments, in: directory, binary: binary).wait()
     }
 
     /// The `strata` executable SwiftPM built next to this test bundle (`.build…/debug/strata`).
@@ -107,8 +108,8 @@ final class RunningStrata {
     private let stdoutHandle: FileHandle
     private let stderrHandle: FileHandle
 
-    init(_ arguments: [String], in directory: URL) throws {
-        process.executableURL = try CLIResult.strataBinary()
+    init(_ arguments: [String], in directory: URL, binary: URL? = nil) throws {
+        process.executableURL = try binary ?? CLIResult.strataBinary()
         process.arguments = arguments
         process.currentDirectoryURL = directory
         outputs = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-output-\(UUID())")

@@ -1,10 +1,10 @@
 /// How coding keys become column and parameter names.
-enum KeyMapping: Sendable {
+package enum KeyMapping: Sendable {
     case useDefaultKeys
     case snakeCase
     case custom(@Sendable (String) -> String)
 
-    func name(for key: String) -> String {
+    package func name(for key: String) -> String {
         switch self {
         case .useDefaultKeys: key
         case .snakeCase: Self.snakeCased(key)
@@ -75,7 +75,7 @@ extension RowDecoder {
         /// The closure returns the column name for a key.
         case custom(@Sendable (String) -> String)
 
-        var mapping: KeyMapping {
+        package var mapping: KeyMapping {
             switch self {
             case .useDefaultKeys: .useDefaultKeys
             case .convertFromSnakeCase: .snakeCase

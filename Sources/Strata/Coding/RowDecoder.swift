@@ -60,7 +60,7 @@ public struct RowDecoder: Sendable {
     /// This decoder for rows of `T`: with the key strategy of `T` when `T` is a ``Model`` and no strategy was set
     /// here.
     @usableFromInline
-    func forRows<T>(of type: T.Type) -> RowDecoder {
+    package func forRows<T>(of type: T.Type) -> RowDecoder {
         guard !keyDecodingStrategyIsSet, let model = T.self as? any Model.Type else { return self }
         var decoder = self
         decoder.keyDecodingStrategy = model.rowDecoder.keyDecodingStrategy

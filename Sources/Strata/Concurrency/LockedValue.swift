@@ -7,16 +7,16 @@ import Foundation
 ///
 /// The lock is a pthread mutex (`NSLock`) rather than `Synchronization.Mutex` on purpose: the thread sanitizer sees the
 /// ordering a pthread mutex gives, and reports false races through `Mutex` on Linux.
-final class LockedValue<Value: Sendable>: @unchecked Sendable {
+package final class LockedValue<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, under the lock. Keep `body` short, and never suspend or block in it.
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -69,7 +69,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The 0-based position of the element whose insert failed, when a batch (`insert(contentsOf:)`) failed at one.
     public let elementIndex: Int?
 
-    init(
+    package init(
         code: Code,
         resultCode: ResultCode? = nil,
         message: String,
@@ -113,7 +113,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The same error, located at a column (and statement) once the caller knows them.
-    func located(column: String?, index: Int?, sql: String?) -> DatabaseError {
+    package func located(column: String?, index: Int?, sql: String?) -> DatabaseError {
         DatabaseError(
             code: code,
             resultCode: resultCode,

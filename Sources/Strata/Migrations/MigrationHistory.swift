@@ -32,9 +32,9 @@ public struct AppliedMigration: Sendable, Hashable {
 /// CREATE TABLE strata_migrations (
 ///     version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT, applied_at TEXT)
 /// ```
-enum MigrationHistory {
-    static let table = "strata_migrations"
-    private static let columns = ["version", "name", "checksum", "applied_at"]
+package enum MigrationHistory {
+    package static let table = "strata_migrations"
+    package static let columns = ["version", "name", "checksum", "applied_at"]
 
     /// The recorded migrations by version, empty when the table does not exist.
     ///
@@ -148,7 +148,7 @@ enum MigrationHistory {
         }
     }
 
-    private static func isChecksum(_ text: String) -> Bool {
+    package static func isChecksum(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
@@ -162,7 +162,7 @@ enum MigrationHistory {
         }
     }
 
-    private static func malformed(_ problem: String) -> DatabaseError {
+    package static func malformed(_ problem: String) -> DatabaseError {
         DatabaseError(
             code: .migration,
             message: "\(table) \(problem); Strata writes this table with each migration: restore it from a backup, "

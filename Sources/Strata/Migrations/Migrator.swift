@@ -45,8 +45,22 @@ public struct Migrator: Sendable {
         public let fileURL: URL?
         /// The SHA-256 of the `.sql` file as registered (64 lowercase hexadecimal digits), nil for a Swift block.
         public let checksum: String?
+        /// The SQL of the `.sql` file as registered, nil for a Swift block: what a backend other than SQLite runs.
+        package let sql: String?
 
         let body: @Sendable (Database) throws -> Void
+
+        init(
+            version: Int, name: String, fileURL: URL?, checksum: String?, sql: String? = nil,
+            body: @escaping @Sendable (Database) throws -> Void
+        ) {
+            self.version = version
+            self.name = name
+            self.fileURL = fileURL
+            self.checksum = checksum
+            self.sql = sql
+            self.body = body
+        }
 
         /// `0001_create_note` for a file, `0001_create note` for a Swift block named "create note".
         public var identifier: String {
@@ -128,7 +142,9 @@ public struct Migrator: Sendable {
         for file in files {
             let sql = file.sql
             combined.insert(
-                Migration(version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum) { db in
+                Migration(
+                    version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum, sql: sql
+                ) { db in
                     try db.execute(query: sql)
                 })
         }
@@ -277,6 +293,11 @@ public struct Migrator: Sendable {
     public func status(of db: Database) throws -> MigrationStatus {
         try validate()
         let (current, history) = try snapshot(of: db)
+        return status(current: current, history: history)
+    }
+
+    /// The status of a database at version `current` with the recorded `history`, whatever its backend.
+    package func status(current: Int, history: [Int: AppliedMigration]) -> MigrationStatus {
         let versions = migrations.map(\.version)
         return MigrationStatus(
             currentVersion: current,
@@ -325,7 +346,7 @@ public struct Migrator: Sendable {
 
     /// Throws when an applied `.sql` file was edited and edits are not accepted; returns whether the history needs
     /// writing (an accepted edit, or applied versions it lacks).
-    private func historyNeedsWriting(_ history: [Int: AppliedMigration], at current: Int) throws -> Bool {
+    package func historyNeedsWriting(_ history: [Int: AppliedMigration], at current: Int) throws -> Bool {
         guard current > 0 else { return false }
         let edited = editedMigrations(history, upTo: current)
         if !edited.isEmpty && !acceptsEditedFiles {
@@ -345,7 +366,7 @@ public struct Migrator: Sendable {
     /// The applied migrations whose registered checksum differs from the one recorded when they were applied: a
     /// `.sql` file edited since, or a file replaced by a Swift block. A migration recorded without a checksum (a
     /// Swift block) is never edited.
-    private func editedMigrations(_ history: [Int: AppliedMigration], upTo current: Int) -> [Migration] {
+    package func editedMigrations(_ history: [Int: AppliedMigration], upTo current: Int) -> [Migration] {
         migrations.filter { migration in
             guard migration.version <= current, let recorded = history[migration.version]?.checksum else {
                 return false
@@ -354,7 +375,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    private func checkTarget(_ targetVersion: Int) throws {
+    package func checkTarget(_ targetVersion: Int) throws {
         guard targetVersion >= 0, targetVersion <= latestVersion else {
             throw DatabaseError(
                 code: .migration,
@@ -363,7 +384,7 @@ public struct Migrator: Sendable {
     }
 
     /// Refuses a database whose version is newer than every registered migration.
-    private func checkNotNewer(_ current: Int) throws {
+    package func checkNotNewer(_ current: Int) throws {
         guard current <= latestVersion else {
             throw DatabaseError(
                 code: .migration,
@@ -373,7 +394,7 @@ public struct Migrator: Sendable {
     }
 
     /// The error of a failed migration, naming it, with the original error's message, code and SQL.
-    private static func failure(_ error: any Error, of migration: Migration) -> DatabaseError {
+    package static func failure(_ error: any Error, of migration: Migration) -> DatabaseError {
         guard let error = error as? DatabaseError else {
             return DatabaseError(code: .migration, message: "\(migration) failed: \(error)", underlyingError: error)
         }

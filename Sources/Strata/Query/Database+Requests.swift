@@ -61,7 +61,7 @@ extension Database {
     /// - Returns: The number of rows deleted.
     @discardableResult
     public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
-        let renderer = renderDelete(request, returning: false)
+        let renderer = request.renderDelete(returning: false)
         try preparedRequest(renderer.rendered, failure: renderer.failure).perform()
         return try changes
     }
@@ -79,7 +79,7 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
-        try fetchWritten(renderDelete(request, returning: true))
+        try fetchWritten(request.renderDelete(returning: true))
     }
 
     /// Sets `assignments` on the rows of `request`.
@@ -94,7 +94,7 @@ extension Database {
     public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...) throws
         -> Int
     {
-        let renderer = try renderUpdate(request, assignments, returning: false)
+        let renderer = try request.renderUpdate(assignments, returning: false)
         try preparedRequest(renderer.rendered, failure: renderer.failure).perform()
         return try changes
     }
@@ -117,44 +117,13 @@ extension Database {
     public func updateAndFetchAll<Record: Model>(
         _ request: QueryRequest<Record>, _ assignments: ColumnAssignment...
     ) throws -> [Record] {
-        try fetchWritten(renderUpdate(request, assignments, returning: true))
-    }
-
-    /// `DELETE FROM` the request's table, for its rows, with `RETURNING *` when `returning` is set.
-    private func renderDelete<Record: Model>(_ request: QueryRequest<Record>, returning: Bool) -> SQLRenderer {
-        var renderer = request.makeRenderer()
-        renderer.append("DELETE FROM ")
-        renderer.appendIdentifier(Record.tableName)
-        request.appendRowSelection(to: &renderer)
-        if returning { renderer.append(renderer.dialect.returningAllColumns) }
-        return renderer
-    }
-
-    /// `UPDATE` the request's table with `assignments`, for its rows, with `RETURNING *` when `returning` is set.
-    private func renderUpdate<Record: Model>(
-        _ request: QueryRequest<Record>, _ assignments: [ColumnAssignment], returning: Bool
-    ) throws -> SQLRenderer {
-        guard !assignments.isEmpty else {
-            let name = returning ? "updateAndFetchAll" : "updateAll"
-            throw DatabaseError(code: .invalidArgument, message: "\(name) needs at least one column to set")
-        }
-        var renderer = request.makeRenderer()
-        renderer.append("UPDATE ")
-        renderer.appendIdentifier(Record.tableName)
-        renderer.append(" SET ")
-        for (offset, assignment) in assignments.enumerated() {
-            if offset > 0 { renderer.append(", ") }
-            renderer.appendIdentifier(assignment.column)
-            renderer.append(" = ")
-            renderer.append(assignment.value.node)
-        }
-        request.appendRowSelection(to: &renderer)
-        if returning { renderer.append(renderer.dialect.returningAllColumns) }
-        return renderer
+        try fetchWritten(request.renderUpdate(assignments, returning: true))
     }
 
     /// The rows a rendered write returns, read as its model, atomically (see `collect`).
-    private func fetchWritten<Record: Model>(_ renderer: SQLRenderer) throws -> [Record] {
+    private func fetchWritten<Record: Model>(
+        _ renderer: (sql: String, rendered: RenderedSQL, failure: DatabaseError?)
+    ) throws -> [Record] {
         try collect(statement: try preparedRequest(renderer.rendered, failure: renderer.failure)) {
             Record.rowDecoder.rowDecoder(Record.self, for: $0)
         } decode: {
@@ -284,6 +253,44 @@ extension Database {
 }
 
 extension QueryRequest {
+    /// `DELETE FROM` the request's table in `dialect`, for its rows, with `RETURNING *` when `returning` is set.
+    package func renderDelete(returning: Bool, dialect: any SQLDialect = SQLiteDialect()) -> (
+        sql: String, rendered: RenderedSQL, failure: DatabaseError?
+    ) {
+        var renderer = makeRenderer(dialect: dialect)
+        renderer.append("DELETE FROM ")
+        renderer.appendIdentifier(Record.tableName)
+        appendRowSelection(to: &renderer)
+        if returning { renderer.append(renderer.dialect.returningAllColumns) }
+        return (renderer.sql, renderer.rendered, renderer.failure)
+    }
+
+    /// `UPDATE` the request's table in `dialect` with `assignments`, for its rows, with `RETURNING *` when
+    /// `returning` is set.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    package func renderUpdate(
+        _ assignments: [ColumnAssignment], returning: Bool, dialect: any SQLDialect = SQLiteDialect()
+    ) throws -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {
+        guard !assignments.isEmpty else {
+            let name = returning ? "updateAndFetchAll" : "updateAll"
+            throw DatabaseError(code: .invalidArgument, message: "\(name) needs at least one column to set")
+        }
+        var renderer = makeRenderer(dialect: dialect)
+        renderer.append("UPDATE ")
+        renderer.appendIdentifier(Record.tableName)
+        renderer.append(" SET ")
+        for (offset, assignment) in assignments.enumerated() {
+            if offset > 0 { renderer.append(", ") }
+            renderer.appendIdentifier(assignment.column)
+            renderer.append(" = ")
+            renderer.append(assignment.value.node)
+        }
+        appendRowSelection(to: &renderer)
+        if returning { renderer.append(renderer.dialect.returningAllColumns) }
+        return (renderer.sql, renderer.rendered, renderer.failure)
+    }
+
     /// The `WHERE` of a `DELETE` or `UPDATE` of the request's rows: its own filters when that is all it has,
     /// otherwise `primary key IN (the request's rows)`, so that joins, order and limit choose the rows as they do
     /// in a fetch. The primary key, not SQLite's `rowid`, so that it works on `WITHOUT ROWID` tables and in any
@@ -332,7 +339,7 @@ extension Statement {
 
 extension DatabaseError {
     /// This error with `sql` as the SQL it concerns.
-    func withSQL(_ sql: String) -> DatabaseError {
+    package func withSQL(_ sql: String) -> DatabaseError {
         DatabaseError(
             code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
             underlyingError: underlyingError)

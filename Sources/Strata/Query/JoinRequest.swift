@@ -8,7 +8,7 @@
 ///
 /// Columns without a table are the first model's; name the other's with `Column(_:table:)`.
 public struct JoinRequest<First: Model, Second: Model>: Sendable {
-    var base: QueryRequest<First>
+    package var base: QueryRequest<First>
 
     /// The request with `predicate` added.
     public func filter(_ predicate: some SQLSpecificExpressible) -> Self { Self(base: base.filter(predicate)) }
@@ -38,7 +38,7 @@ public struct JoinRequest<First: Model, Second: Model>: Sendable {
 
 /// A request on one model's table left-joined with another's: the second model is nil where no row matched.
 public struct LeftJoinRequest<First: Model, Second: Model>: Sendable {
-    var base: QueryRequest<First>
+    package var base: QueryRequest<First>
 
     /// The request with `predicate` added.
     public func filter(_ predicate: some SQLSpecificExpressible) -> Self { Self(base: base.filter(predicate)) }

@@ -97,19 +97,19 @@ public struct QueryRequest<Record: Model>: Sendable {
         return renderer.quoted(Record.tableName)
     }
 
-    func makeRenderer() -> SQLRenderer {
-        var renderer = SQLRenderer(ownTable: ownTable)
+    func makeRenderer(dialect: any SQLDialect = SQLiteDialect()) -> SQLRenderer {
+        var renderer = SQLRenderer(dialect: dialect, ownTable: ownTable)
         for join in joins {
             renderer.aliases[join.table.type] = renderer.quoted(join.table.name)
         }
         return renderer
     }
 
-    /// `SELECT ... FROM ...`, and the failure to throw instead of running it.
-    func renderSelect(selectionOverride: [SQLSelection]? = nil) -> (
-        sql: String, rendered: RenderedSQL, failure: DatabaseError?
-    ) {
-        var renderer = makeRenderer()
+    /// `SELECT ... FROM ...` in `dialect`, and the failure to throw instead of running it.
+    package func renderSelect(
+        selectionOverride: [SQLSelection]? = nil, dialect: any SQLDialect = SQLiteDialect()
+    ) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {
+        var renderer = makeRenderer(dialect: dialect)
         renderer.append("SELECT ")
         var selection = selectionOverride ?? selection
         if selection.isEmpty {
@@ -123,6 +123,20 @@ public struct QueryRequest<Record: Model>: Sendable {
         renderer.appendIdentifier(Record.tableName)
         appendBody(to: &renderer)
         return (renderer.sql, renderer.rendered, renderer.failure)
+    }
+
+    /// The `SELECT` of a join in `dialect`: every column of each table, with the column `NULL AS "separator"`
+    /// between the columns of two tables, for a backend that cannot tell which table a result column comes from
+    /// (PostgreSQL through postgres-nio), so that it splits each row between the models there.
+    package func renderJoinSelect(separator: String, dialect: any SQLDialect) -> (
+        sql: String, rendered: RenderedSQL, failure: DatabaseError?
+    ) {
+        var selection = [SQLSelection(.allColumns(nil))]
+        for join in joins {
+            selection.append(SQLSelection(.aliased(.raw("NULL", [:]), separator)))
+            selection.append(SQLSelection(.allColumns(join.table)))
+        }
+        return renderSelect(selectionOverride: selection, dialect: dialect)
     }
 
     /// Everything after `FROM table`: joins, `WHERE`, `GROUP BY`, `HAVING`, `ORDER BY`, `LIMIT`.

@@ -158,8 +158,8 @@ struct TableReference: Sendable, Hashable {
 }
 
 /// A Swift value in an expression: bound through the statement's strategies when the statement runs.
-struct SQLValue: Sendable {
-    let value: any DatabaseValueConvertible & Sendable
+package struct SQLValue: Sendable {
+    package let value: any DatabaseValueConvertible & Sendable
 
     init(_ value: any DatabaseValueConvertible & Sendable) {
         self.value = value

@@ -1,6 +1,6 @@
 /// How a backend spells what differs between SQL dialects. Requests, expressions and records render through it
 /// and never touch a database API, so a second backend is a second dialect, not a fork.
-protocol SQLDialect: Sendable {
+package protocol SQLDialect: Sendable {
     /// The placeholder of the `index`-th bound value (from 1): `?` in SQLite, `$1` in PostgreSQL.
     func placeholder(_ index: Int) -> String
 
@@ -20,7 +20,7 @@ extension SQLDialect {
     /// standard's quoting, which SQLite and PostgreSQL share.
     ///
     /// - Throws: ``DatabaseError/Code/invalidArgument`` for a name with a NUL character, which would cut the SQL short.
-    func quote(_ name: String) throws -> String {
+    package func quote(_ name: String) throws -> String {
         guard !name.unicodeScalars.contains("\u{0}") else {
             throw DatabaseError(code: .invalidArgument, message: "an SQL identifier cannot contain a NUL character")
         }
@@ -29,25 +29,27 @@ extension SQLDialect {
 }
 
 /// SQLite's spelling.
-struct SQLiteDialect: SQLDialect {
-    func placeholder(_ index: Int) -> String { "?" }
+package struct SQLiteDialect: SQLDialect {
+    package init() {}
 
-    func namedPlaceholder(_ name: String) -> String { ":" + name }
+    package func placeholder(_ index: Int) -> String { "?" }
 
-    func upsertClause(conflictColumn: String, columns: [String]) -> String {
+    package func namedPlaceholder(_ name: String) -> String { ":" + name }
+
+    package func upsertClause(conflictColumn: String, columns: [String]) -> String {
         let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         return " ON CONFLICT (\(conflictColumn)) " + (columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)")
     }
 
-    var returningAllColumns: String { " RETURNING *" }
+    package var returningAllColumns: String { " RETURNING *" }
 }
 
 /// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
 /// raw fragments.
-struct RenderedSQL: Sendable {
-    var sql: String
-    var positional: [SQLValue]
-    var named: [String: SQLValue]
+package struct RenderedSQL: Sendable {
+    package var sql: String
+    package var positional: [SQLValue]
+    package var named: [String: SQLValue]
 }
 
 /// Builds SQL text and collects its bound values. A failure (an identifier with a NUL character, two raw

@@ -1,6 +1,9 @@
 /// The SQL of one model type, built once per connection from its coding keys, with its
 /// prepared statements: a row of a batch insert costs no SQL hashing or preparing.
-final class RecordSQL {
+///
+/// Its SQL names each parameter after its coding key (`:createdAt` in SQLite); StrataPostgres builds it with the
+/// PostgreSQL dialect and sends the named parameters as `$n`.
+package final class RecordSQL {
     /// The statements of a record type.
     enum Kind: Int, CaseIterable {
         /// `insert` and `upsert` with `RETURNING *`, for a nil primary key: the row comes back from the
@@ -9,16 +12,22 @@ final class RecordSQL {
     }
 
     /// Coding keys in encoding order, and the column each maps to.
-    let keys: [String]
+    package let keys: [String]
     let columns: [String]
     /// The coding key of the primary key.
-    let primaryKeyKey: String
-    let insert: String
-    let update: String
-    let upsert: String
-    let delete: String
+    package let primaryKeyKey: String
+    package let insert: String
+    package let update: String
+    package let upsert: String
+    package let delete: String
+    /// `insert` and `upsert` with `DEFAULT` in place of the primary key's parameter, for a dialect whose key column
+    /// assigns its value only when the insert leaves it to its default (PostgreSQL's `serial` and identity columns;
+    /// an explicit NULL there is a NOT NULL violation). SQLite never runs these: NULL in an `INTEGER PRIMARY KEY`
+    /// assigns the rowid.
+    package let insertDefaultingKey: String
+    package let upsertDefaultingKey: String
     /// What the dialect appends to return the written row.
-    let returning: String
+    package let returning: String
     /// The 1-based index of the primary key parameter in `insert`.
     let insertPrimaryKeyParameter: Int32
 
@@ -85,7 +94,7 @@ final class RecordSQL {
         if prepared[kind.rawValue] === encoding.writer.statement { encodings[kind.rawValue] = encoding }
     }
 
-    init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect = SQLiteDialect()) throws {
+    package init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect = SQLiteDialect()) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
@@ -122,7 +131,13 @@ final class RecordSQL {
             others.isEmpty
             ? "UPDATE \(table) SET \(primaryKeyColumn) = \(primaryKeyParameter) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
             : "UPDATE \(table) SET \(assignments) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
-        upsert = insert + dialect.upsertClause(conflictColumn: primaryKeyColumn, columns: others.map(\.0))
+        let conflict = dialect.upsertClause(conflictColumn: primaryKeyColumn, columns: others.map(\.0))
+        upsert = insert + conflict
+        var defaulted = parameters
+        defaulted[primaryKeyOffset] = "DEFAULT"
+        insertDefaultingKey =
+            "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(defaulted.joined(separator: ", ")))"
+        upsertDefaultingKey = insertDefaultingKey + conflict
         delete = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
         returning = dialect.returningAllColumns
     }
@@ -138,12 +153,12 @@ final class RecordSQL {
 
 /// The SQL of one model type that needs only its table and primary key, built once per connection.
 @usableFromInline
-final class TableSQL {
+package final class TableSQL {
     let table: String
     let primaryKey: String
-    let find: String
-    let fetchAll: String
-    let deleteByID: String
+    package let find: String
+    package let fetchAll: String
+    package let deleteByID: String
 
     /// The decoder reading the rows of the prepared `find` statement, reused lookup after lookup.
     @exclusivity(unchecked) private var findDecoding: RowDecoding?
@@ -163,16 +178,15 @@ final class TableSQL {
         return decoding
     }
 
-    init<T: Model>(for type: T.Type) throws {
+    package init<T: Model>(for type: T.Type, dialect: some SQLDialect = SQLiteDialect()) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
-        let dialect = SQLiteDialect()
         table = try dialect.quote(T.tableName)
         primaryKey = try dialect.quote(T.primaryKeyColumn)
-        find = "SELECT * FROM \(table) WHERE \(primaryKey) = ?"
+        find = "SELECT * FROM \(table) WHERE \(primaryKey) = \(dialect.placeholder(1))"
         fetchAll = "SELECT * FROM \(table) ORDER BY \(primaryKey)"
-        deleteByID = "DELETE FROM \(table) WHERE \(primaryKey) = ?"
+        deleteByID = "DELETE FROM \(table) WHERE \(primaryKey) = \(dialect.placeholder(1))"
     }
 }
 
@@ -194,18 +208,21 @@ extension Database {
 }
 
 /// Collects the coding keys a value encodes at its top level, in order, without encoding any value.
-final class KeyCollector: Encoder {
-    var keys: [String] = []
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+package final class KeyCollector: Encoder {
+    package var keys: [String] = []
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package init() {}
+
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         KeyedEncodingContainer(Container<Key>(collector: self))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer(codingPath: []) }
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer(codingPath: []) }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer {
+    package func singleValueContainer() -> any SingleValueEncodingContainer {
         ColumnEncoder(strategies: ValueStrategies(), codingPath: [], userInfo: [:])
     }
 

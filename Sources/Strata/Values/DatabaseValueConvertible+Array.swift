@@ -41,8 +41,8 @@ extension Array: DatabaseValueConvertible, StrategyAwareValue where Element: Cod
 }
 
 /// Nested Codable values in one column: JSON TEXT or a binary property list BLOB.
-enum NestedValueCoding {
-    static func encode<T: Encodable>(_ value: T, strategy: ArrayStrategy) throws -> DatabaseValue {
+package enum NestedValueCoding {
+    package static func encode<T: Encodable>(_ value: T, strategy: ArrayStrategy) throws -> DatabaseValue {
         do {
             switch strategy {
             case .json:
@@ -70,7 +70,7 @@ enum NestedValueCoding {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from value: DatabaseValue) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from value: DatabaseValue) throws -> T {
         let data: Data
         switch value {
         case .text(let text): data = Data(text.utf8)

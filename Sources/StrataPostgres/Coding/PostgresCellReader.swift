@@ -1,0 +1,373 @@
+import Foundation
+internal import PostgresNIO
+internal import Strata
+
+/// Reads Swift values from the cells of PostgreSQL rows, with the rules of Strata's `RowDecoder` on SQLite:
+/// NULL read as a non-optional throws, an integer that does not fit the requested width throws instead of
+/// truncating, a value of a type that cannot become the requested one throws; each error names the column, the
+/// stored PostgreSQL type and the expected Swift type:
+/// `could not decode Int8 from BIGINT (out of range) - column "n" (index 0)`.
+enum PostgresCellReader {
+    /// Decodes a `T` from `cell`; `codingPath` locates the value in the error.
+    static func decode<T: Decodable>(_ type: T.Type, from cell: PostgresCell, codingPath: [any CodingKey]) throws
+        -> T
+    {
+        do {
+            return try value(T.self, from: cell, codingPath: codingPath)
+        } catch let error as DatabaseError {
+            throw decodingError(error, type: T.self, cell: cell, codingPath: codingPath)
+        }
+    }
+
+    /// A `DecodingError` for `error`, which reading `cell` as `type` threw, shaped as Strata's on SQLite.
+    static func decodingError(_ error: DatabaseError, type: Any.Type, cell: PostgresCell, codingPath: [any CodingKey])
+        -> DecodingError
+    {
+        let located = error.located(column: cell.columnName, index: cell.columnIndex, sql: nil)
+        let context = DecodingError.Context(
+            codingPath: codingPath, debugDescription: located.description, underlyingError: located)
+        switch error.code {
+        case .unexpectedNull: return DecodingError.valueNotFound(type, context)
+        case .typeMismatch: return DecodingError.typeMismatch(type, context)
+        default: return DecodingError.dataCorrupted(context)
+        }
+    }
+
+    /// `cell` as `T`: NULL for an optional, a built-in type, a nested value from JSON, a storable type through its
+    /// `DatabaseValue`, or a single-value Codable type; a `DatabaseError` when it cannot be.
+    private static func value<T: Decodable>(_ type: T.Type, from cell: PostgresCell, codingPath: [any CodingKey])
+        throws -> T
+    {
+        if let optional = T.self as? any PostgresOptional.Type {
+            guard cell.bytes != nil else { return try cast(optional.nilValue, to: T.self) }
+            return try cast(optional.decodeWrapped(from: cell, codingPath: codingPath), to: T.self)
+        }
+        guard var bytes = cell.bytes else {
+            throw DatabaseError(code: .unexpectedNull, message: "could not decode \(T.self) from NULL")
+        }
+        if let known = try known(T.self, from: &bytes, cell: cell) {
+            return try cast(known, to: T.self)
+        }
+        if T.self is any Sequence.Type {
+            return try json(T.self, from: bytes, cell: cell)
+        }
+        if let convertible = T.self as? any DatabaseValueConvertible.Type {
+            let value = try databaseValue(bytes, cell: cell, as: T.self)
+            do {
+                return try cast(convertible.init(databaseValue: value), to: T.self)
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                throw DatabaseError(
+                    code: .invalidValue, message: "could not decode \(T.self) from \(cell.dataType): \(error)",
+                    underlyingError: error)
+            }
+        }
+        do {
+            return try T(from: PostgresCellDecoder(cell: cell, codingPath: codingPath))
+        } catch is NestedValue {
+            return try json(T.self, from: bytes, cell: cell)
+        }
+    }
+
+    /// `value` as `T`, which it is: `value` was made for `T.self` seen through a protocol.
+    private static func cast<T>(_ value: Any, to type: T.Type) throws -> T {
+        guard let result = value as? T else {
+            throw DatabaseError(code: .typeMismatch, message: "could not decode \(T.self)")
+        }
+        return result
+    }
+
+    // MARK: Built-in types
+
+    /// A value of one of the built-in types, or nil when `T` is another type.
+    private static func known<T>(_ type: T.Type, from bytes: inout ByteBuffer, cell: PostgresCell) throws -> Any? {
+        // Compared, not cast: the metatype of an array of another element type must not pass for [UInt8]'s.
+        if T.self == [UInt8].self {
+            return try byteArray(bytes, cell: cell, as: T.self)
+        }
+        switch T.self {
+        case is String.Type: return try string(bytes, cell: cell, as: T.self)
+        case is Bool.Type:
+            if cell.dataType == .bool, cell.format == .binary, let byte = bytes.readInteger(as: UInt8.self) {
+                return byte != 0
+            }
+            let integer = try integer(bytes, cell: cell, as: T.self)
+            guard integer == 0 || integer == 1 else { throw outOfRange(T.self, cell) }
+            return integer == 1
+        case is Int.Type: return try fitting(Int.self, bytes, cell)
+        case is Int8.Type: return try fitting(Int8.self, bytes, cell)
+        case is Int16.Type: return try fitting(Int16.self, bytes, cell)
+        case is Int32.Type: return try fitting(Int32.self, bytes, cell)
+        case is Int64.Type: return try fitting(Int64.self, bytes, cell)
+        case is UInt.Type: return try fitting(UInt.self, bytes, cell)
+        case is UInt8.Type: return try fitting(UInt8.self, bytes, cell)
+        case is UInt16.Type: return try fitting(UInt16.self, bytes, cell)
+        case is UInt32.Type: return try fitting(UInt32.self, bytes, cell)
+        case is UInt64.Type: return try fitting(UInt64.self, bytes, cell)
+        case is Double.Type: return try double(bytes, cell: cell, as: T.self)
+        case is Float.Type: return Float(try double(bytes, cell: cell, as: T.self))
+        case is Decimal.Type: return try decimal(bytes, cell: cell)
+        case is Date.Type: return try date(bytes, cell: cell)
+        case is UUID.Type: return try uuid(bytes, cell: cell)
+        case is Data.Type: return Data(try byteArray(bytes, cell: cell, as: T.self))
+        case is URL.Type:
+            let text = try string(bytes, cell: cell, as: T.self)
+            guard let url = URL(string: text) else {
+                throw DatabaseError(
+                    code: .invalidValue, message: "could not decode URL from \(cell.dataType) (not a URL)")
+            }
+            return url
+        case is DatabaseValue.Type: return try databaseValue(bytes, cell: cell, as: T.self)
+        default: return nil
+        }
+    }
+
+    /// `could not decode Int from TEXT`.
+    private static func mismatch(_ type: Any.Type, _ cell: PostgresCell) -> DatabaseError {
+        DatabaseError(code: .typeMismatch, message: "could not decode \(type) from \(cell.dataType)")
+    }
+
+    /// `could not decode Int8 from INTEGER (out of range)`.
+    private static func outOfRange(_ type: Any.Type, _ cell: PostgresCell) -> DatabaseError {
+        DatabaseError(code: .valueOutOfRange, message: "could not decode \(type) from \(cell.dataType) (out of range)")
+    }
+
+    /// Whether the cell holds text: PostgreSQL's string types, or any type sent in text format.
+    private static func isText(_ cell: PostgresCell) -> Bool {
+        cell.format == .text || [.text, .varchar, .bpchar, .name].contains(cell.dataType)
+    }
+
+    /// A string from a text type, json, jsonb (without its version byte), numeric (its exact text) or uuid.
+    private static func string(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> String {
+        if isText(cell) || cell.dataType == .json {
+            return String(buffer: bytes)
+        }
+        switch cell.dataType {
+        case .jsonb:
+            var bytes = bytes
+            guard bytes.readInteger(as: UInt8.self) == 1 else { throw mismatch(type, cell) }
+            return String(buffer: bytes)
+        case .numeric:
+            return try numericText(bytes, cell: cell)
+        case .uuid:
+            return try uuid(bytes, cell: cell).uuidString
+        default:
+            throw mismatch(type, cell)
+        }
+    }
+
+    /// An integer from int2, int4, int8, oid, or an integral float8, float4 or numeric.
+    private static func integer(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> Int64 {
+        var bytes = bytes
+        if cell.format == .binary {
+            switch cell.dataType {
+            case .int2: if let value = bytes.readInteger(as: Int16.self) { return Int64(value) }
+            case .int4: if let value = bytes.readInteger(as: Int32.self) { return Int64(value) }
+            case .oid: if let value = bytes.readInteger(as: UInt32.self) { return Int64(value) }
+            case .int8: if let value = bytes.readInteger(as: Int64.self) { return value }
+            case .float4, .float8, .numeric:
+                let value = try double(bytes, cell: cell, as: type)
+                guard value.rounded() == value else {
+                    throw DatabaseError(
+                        code: .typeMismatch,
+                        message: "could not decode \(type) from \(cell.dataType) (not an integer)")
+                }
+                guard let integer = Int64(exactly: value) else { throw outOfRange(type, cell) }
+                return integer
+            default: break
+            }
+            throw mismatch(type, cell)
+        }
+        guard let integer = Int64(String(buffer: bytes)) else { throw mismatch(type, cell) }
+        return integer
+    }
+
+    /// An integer of width `I`, or an error when the stored integer does not fit: never truncated.
+    private static func fitting<I: FixedWidthInteger>(_ type: I.Type, _ bytes: ByteBuffer, _ cell: PostgresCell)
+        throws -> I
+    {
+        guard let value = I(exactly: try integer(bytes, cell: cell, as: I.self)) else {
+            throw outOfRange(I.self, cell)
+        }
+        return value
+    }
+
+    /// A floating-point number from float4, float8, an integer type or numeric.
+    private static func double(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> Double {
+        var bytes = bytes
+        if cell.format == .binary {
+            switch cell.dataType {
+            case .float8: if let bits = bytes.readInteger(as: UInt64.self) { return Double(bitPattern: bits) }
+            case .float4: if let bits = bytes.readInteger(as: UInt32.self) { return Double(Float(bitPattern: bits)) }
+            case .int2, .int4, .int8, .oid: return Double(try integer(bytes, cell: cell, as: type))
+            case .numeric:
+                if let value = Double(try numericText(bytes, cell: cell)) { return value }
+            default: break
+            }
+            throw mismatch(type, cell)
+        }
+        guard let value = Double(String(buffer: bytes)) else { throw mismatch(type, cell) }
+        return value
+    }
+
+    /// An exact Decimal from numeric (through its text, so no digit goes through a Double), an integer or text.
+    private static func decimal(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Decimal {
+        let text: String
+        switch cell.dataType {
+        case .numeric where cell.format == .binary: text = try numericText(bytes, cell: cell)
+        case .int2, .int4, .int8: text = String(try integer(bytes, cell: cell, as: Decimal.self))
+        default:
+            guard isText(cell) else { throw mismatch(Decimal.self, cell) }
+            text = String(buffer: bytes)
+        }
+        guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw DatabaseError(
+                code: .invalidValue, message: "could not decode Decimal from \(cell.dataType) (not a decimal number)")
+        }
+        return value
+    }
+
+    /// A date from timestamptz or timestamp (microseconds from 2000-01-01 UTC), or date (days from then).
+    private static func date(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Date {
+        var bytes = bytes
+        guard cell.format == .binary else { throw mismatch(Date.self, cell) }
+        switch cell.dataType {
+        case .timestamptz, .timestamp:
+            guard let microseconds = bytes.readInteger(as: Int64.self) else { throw mismatch(Date.self, cell) }
+            // Whole seconds and the fraction apart, so that the sum is rounded once.
+            let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
+            return Date(
+                timeIntervalSince1970: Double(seconds + PostgresValue.postgresEpochOffset) + Double(fraction) / 1e6)
+        case .date:
+            guard let days = bytes.readInteger(as: Int32.self) else { throw mismatch(Date.self, cell) }
+            return Date(timeIntervalSince1970: Double(Int64(days) * 86_400 + PostgresValue.postgresEpochOffset))
+        default:
+            throw mismatch(Date.self, cell)
+        }
+    }
+
+    /// A UUID from uuid (16 bytes) or its text.
+    private static func uuid(_ bytes: ByteBuffer, cell: PostgresCell) throws -> UUID {
+        var bytes = bytes
+        if cell.dataType == .uuid, cell.format == .binary {
+            guard let raw = bytes.readBytes(length: 16), bytes.readableBytes == 0 else {
+                throw mismatch(UUID.self, cell)
+            }
+            return UUID(
+                uuid: (
+                    raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                    raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]
+                ))
+        }
+        guard isText(cell) else { throw mismatch(UUID.self, cell) }
+        guard let uuid = UUID(uuidString: String(buffer: bytes)) else {
+            throw DatabaseError(
+                code: .invalidValue, message: "could not decode UUID from \(cell.dataType) (not a UUID)")
+        }
+        return uuid
+    }
+
+    /// The bytes of a bytea.
+    private static func byteArray(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws -> [UInt8] {
+        guard cell.dataType == .bytea || cell.format == .text else { throw mismatch(type, cell) }
+        return Array(bytes.readableBytesView)
+    }
+
+    /// The cell as one of SQLite's storage classes, for a custom ``DatabaseValueConvertible`` type.
+    private static func databaseValue(_ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type) throws
+        -> DatabaseValue
+    {
+        switch cell.dataType {
+        case .int2, .int4, .int8, .oid: return .integer(try integer(bytes, cell: cell, as: type))
+        case .float4, .float8: return .real(try double(bytes, cell: cell, as: type))
+        case .bool: return .integer(try known(Bool.self, bytes: bytes, cell: cell) ? 1 : 0)
+        case .bytea: return .blob(Data(try byteArray(bytes, cell: cell, as: type)))
+        default: return .text(try string(bytes, cell: cell, as: type))
+        }
+    }
+
+    /// A Bool, as the built-in reading does it, for a storable type's `DatabaseValue`.
+    private static func known(_ type: Bool.Type, bytes: ByteBuffer, cell: PostgresCell) throws -> Bool {
+        var bytes = bytes
+        return try cast(try known(Bool.self, from: &bytes, cell: cell) as Any, to: Bool.self)
+    }
+
+    /// A nested value from `json`, `jsonb` or text.
+    private static func json<T: Decodable>(_ type: T.Type, from bytes: ByteBuffer, cell: PostgresCell) throws -> T {
+        guard isText(cell) || cell.dataType == .json || cell.dataType == .jsonb else { throw mismatch(T.self, cell) }
+        let text = try string(bytes, cell: cell, as: T.self)
+        return try NestedValueCoding.decode(T.self, from: .text(text))
+    }
+
+    // MARK: numeric
+
+    /// The text of a binary `numeric`: every digit, with its scale, as PostgreSQL prints it.
+    ///
+    /// The binary form is a count of base-10000 digits, the weight of the first, a sign and a display scale, then
+    /// the digits: https://github.com/postgres/postgres/blob/master/src/backend/utils/adt/numeric.c (numeric_send).
+    static func numericText(_ bytes: ByteBuffer, cell: PostgresCell) throws -> String {
+        var bytes = bytes
+        guard cell.format == .binary else { return String(buffer: bytes) }
+        guard let count = bytes.readInteger(as: Int16.self), let weight = bytes.readInteger(as: Int16.self),
+            let sign = bytes.readInteger(as: UInt16.self), let scale = bytes.readInteger(as: Int16.self),
+            count >= 0, scale >= 0
+        else { throw malformedNumeric(cell) }
+        switch sign {
+        case 0xC000: return "NaN"
+        case 0xD000: return "Infinity"
+        case 0xF000: return "-Infinity"
+        case 0x0000, 0x4000: break
+        default: throw malformedNumeric(cell)
+        }
+        var digits: [Int16] = []
+        for _ in 0..<count {
+            guard let digit = bytes.readInteger(as: Int16.self), (0..<10_000).contains(digit) else {
+                throw malformedNumeric(cell)
+            }
+            digits.append(digit)
+        }
+        func group(_ index: Int) -> Int16 { digits.indices.contains(index) ? digits[index] : 0 }
+        var text = sign == 0x4000 ? "-" : ""
+        if weight < 0 {
+            text += "0"
+        } else {
+            for index in 0...Int(weight) {
+                let value = String(group(index))
+                text += index == 0 ? value : String(repeating: "0", count: 4 - value.count) + value
+            }
+        }
+        if scale > 0 {
+            var fraction = ""
+            var index = Int(weight) + 1
+            while fraction.count < Int(scale) {
+                let value = String(group(index))
+                fraction += String(repeating: "0", count: 4 - value.count) + value
+                index += 1
+            }
+            text += "." + fraction.prefix(Int(scale))
+        }
+        return text
+    }
+
+    /// The error of a numeric whose bytes do not follow PostgreSQL's binary format.
+    private static func malformedNumeric(_ cell: PostgresCell) -> DatabaseError {
+        DatabaseError(code: .invalidValue, message: "malformed numeric value from the server")
+    }
+}
+
+/// An optional type, whose NULL reads as nil and any other value as its wrapped type.
+protocol PostgresOptional {
+    /// The optional's nil.
+    static var nilValue: Self { get }
+    /// The wrapped value read from a cell that is not NULL.
+    static func decodeWrapped(from cell: PostgresCell, codingPath: [any CodingKey]) throws -> Self
+}
+
+extension Optional: PostgresOptional where Wrapped: Decodable {
+    static var nilValue: Self { nil }
+
+    static func decodeWrapped(from cell: PostgresCell, codingPath: [any CodingKey]) throws -> Self {
+        try PostgresCellReader.decode(Wrapped.self, from: cell, codingPath: codingPath)
+    }
+}

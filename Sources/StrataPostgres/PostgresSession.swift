@@ -1,0 +1,289 @@
+internal import Logging
+internal import PostgresNIO
+public import Strata
+
+/// One connection of a ``PostgresPool``, lent to the body of a `read` or `write`: the PostgreSQL counterpart of
+/// Strata's `Database`, with async calls.
+///
+/// ```swift
+/// try await pool.write { db in
+///     try await db.execute(query: "UPDATE note SET mood = :mood WHERE id = :id", parameters: ["mood": "happy", "id": 1])
+///     let moods = try await db.fetchAll(String.self, query: "SELECT DISTINCT mood FROM note ORDER BY mood")
+/// }
+/// ```
+///
+/// - **Values are never spliced into SQL.** Named parameters `:name` are sent as `$n`; the parameters are a
+///   dictionary of storable values or an `Encodable` value whose coding keys name them, as on SQLite.
+/// - **A session is used inside its body only.** It belongs to the pool once the body returns; a cursor read
+///   after that throws.
+public struct PostgresSession: Sendable {
+    /// The connection lent by the pool.
+    let connection: PostgresConnection
+    /// The server, for errors.
+    let endpoint: PostgresEndpoint
+    /// Where postgres-nio logs the session's queries.
+    let logger: Logger
+    /// Whether the body of the session's read or write is still running.
+    private let isOpen = LockedValue(true)
+
+    /// A session on `connection`, open until ``end()``.
+    init(connection: PostgresConnection, endpoint: PostgresEndpoint, logger: Logger) {
+        self.connection = connection
+        self.endpoint = endpoint
+        self.logger = logger
+    }
+
+    /// Ends the session when its body returns: cursors read after that throw.
+    func end() {
+        isOpen.withLock { $0 = false }
+    }
+
+    /// Throws when the session's body has returned.
+    func checkOpen(sql: String) throws {
+        guard isOpen.withLock({ $0 }) else {
+            throw DatabaseError(
+                code: .connectionClosed,
+                message: "the PostgreSQL session was used after its read or write returned", sql: sql)
+        }
+    }
+
+    // MARK: Execute
+
+    /// Runs one statement, with parameters from an `Encodable` value: each coding key gives the `:key` parameter.
+    ///
+    /// ```swift
+    /// try await db.execute(query: "CREATE TABLE foo (name text, age int8)")
+    /// try await db.execute(query: "INSERT INTO foo VALUES (:name, :age)", parameters: Foo(name: "Bar", age: 42))
+    /// ```
+    ///
+    /// - Throws: ``PostgresError`` when PostgreSQL rejects the statement; ``DatabaseError/Code/unknownParameter``
+    ///   when the SQL names a parameter the value lacks.
+    public func execute(query: String, parameters: (any Encodable)? = nil) async throws {
+        try await collect(try statement(query, PostgresParameters(parameters)))
+    }
+
+    /// Runs one statement, with parameters from a dictionary of storable values: `["name": "Bar", "age": 42]`.
+    public func execute(query: String, parameters: [String: (any DatabaseValueConvertible)?]) async throws {
+        try await collect(try statement(query, PostgresParameters(parameters)))
+    }
+
+    // MARK: Fetch
+
+    /// Every row of `query`.
+    ///
+    /// ```swift
+    /// for row in try await db.fetchAll(query: "SELECT name, age FROM foo") {
+    ///     let name: String = try row["name"]
+    ///     let age: Int = try row.age
+    /// }
+    /// ```
+    public func fetchAll(query: String, parameters: (any Encodable)? = nil) async throws -> [PostgresResultRow] {
+        let result = try await collect(try statement(query, PostgresParameters(parameters)))
+        guard let first = result.rows.first else { return [] }
+        let columns = PostgresColumns(row: first)
+        return result.rows.map { PostgresResultRow(row: $0, columns: columns) }
+    }
+
+    /// The first row of `query`, or nil when there is none.
+    ///
+    /// ```swift
+    /// let row = try await db.fetchOne(query: "SELECT count(*) AS total, max(id) AS newest FROM note")
+    /// let total: Int? = try row?["total"]
+    /// ```
+    public func fetchOne(query: String, parameters: (any Encodable)? = nil) async throws -> PostgresResultRow? {
+        let statement = try statement(query, PostgresParameters(parameters))
+        var iterator = try await stream(statement).makeAsyncIterator()
+        let first: PostgresRow?
+        do {
+            first = try await iterator.next()
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+        return first.map { PostgresResultRow(row: $0, columns: PostgresColumns(row: $0)) }
+    }
+
+    /// Every row of `query` decoded as `T`; a one-column row decodes as a scalar (`Int`, `String`, `Date`...).
+    ///
+    /// ```swift
+    /// let notes = try await db.fetchAll(Note.self, query: "SELECT * FROM note WHERE mood = :mood",
+    ///                                   parameters: ["mood": "happy"])
+    /// let names = try await db.fetchAll(String.self, query: "SELECT name FROM foo")
+    /// ```
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
+    ) async throws -> [T] {
+        try await decodeAll(T.self, try statement(query, PostgresParameters(parameters)), decoder: decoder)
+    }
+
+    /// Every row of `query` decoded as `T`, with parameters from a dictionary of storable values.
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?],
+        decoder: RowDecoder = RowDecoder()
+    ) async throws -> [T] {
+        try await decodeAll(T.self, try statement(query, PostgresParameters(parameters)), decoder: decoder)
+    }
+
+    /// The first row of `query` decoded as `T`, or nil when there is none.
+    public func fetchOne<T: Decodable>(
+        _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
+    ) async throws -> T? {
+        try await decodeFirst(T.self, try statement(query, PostgresParameters(parameters)), decoder: decoder)
+    }
+
+    /// The first row of `query` decoded as `T`, or nil, with parameters from a dictionary of storable values.
+    public func fetchOne<T: Decodable>(
+        _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?],
+        decoder: RowDecoder = RowDecoder()
+    ) async throws -> T? {
+        try await decodeFirst(T.self, try statement(query, PostgresParameters(parameters)), decoder: decoder)
+    }
+
+    /// The rows of `query`, decoded as `T` one at a time as they arrive from the server.
+    ///
+    /// ```swift
+    /// for try await note in try await db.fetchCursor(Note.self, query: "SELECT * FROM note") { ... }
+    /// ```
+    ///
+    /// - Complexity: O(1) memory in the number of rows: postgres-nio asks the server for more as they are read.
+    public func fetchCursor<T: Decodable>(
+        _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
+    ) async throws -> PostgresCursor<T> {
+        try await cursor(T.self, try statement(query, PostgresParameters(parameters)), decoder: decoder)
+    }
+
+    // MARK: Running statements
+
+    /// `sql` with its named parameters numbered and their values in order.
+    func statement(_ sql: String, _ parameters: PostgresParameters) throws -> PostgresStatement {
+        let text = try PostgresStatementText(sql, positionalCount: 0, questionMarks: false)
+        let named = try parameters.values()
+        let values = try text.names.map { name in
+            guard let value = named[name] else {
+                throw DatabaseError(code: .unknownParameter, message: "no value for the parameter :\(name)", sql: sql)
+            }
+            return value
+        }
+        return PostgresStatement(sql: text.sql, values: values)
+    }
+
+    /// Runs SQL without parameters.
+    func run(sql: String) async throws {
+        try await collect(PostgresStatement(sql: sql, values: []))
+    }
+
+    /// Runs `statement` and collects its rows and the count of rows it changed.
+    @discardableResult
+    func collect(_ statement: PostgresStatement) async throws -> (rows: [PostgresRow], changes: Int) {
+        try checkOpen(sql: statement.sql)
+        let query = try statement.query()
+        do {
+            let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+            let result = try await future.get()
+            return (result.rows, result.metadata.rows ?? 0)
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+    }
+
+    /// Runs `statement` and streams its rows.
+    func stream(_ statement: PostgresStatement) async throws -> PostgresRowSequence {
+        try checkOpen(sql: statement.sql)
+        let query = try statement.query()
+        do {
+            return try await connection.query(query, logger: logger)
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+    }
+
+    /// Runs `statement` and decodes every row as `T`.
+    func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
+        -> [T]
+    {
+        let rows = try await collect(statement).rows
+        guard let first = rows.first else { return [] }
+        let columns = PostgresColumns(row: first)
+        let rowDecoder = PostgresRowDecoder(decoder, for: T.self)
+        return try rows.map { try rowDecoder.decode(T.self, from: $0, columns: columns) }
+    }
+
+    /// Runs `statement` and decodes its first row as `T`, reading no further row.
+    func decodeFirst<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
+        -> T?
+    {
+        let rows = try await stream(statement)
+        var iterator = rows.makeAsyncIterator()
+        let first: PostgresRow?
+        do {
+            first = try await iterator.next()
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+        guard let first else { return nil }
+        return try PostgresRowDecoder(decoder, for: T.self).decode(
+            T.self, from: first, columns: PostgresColumns(row: first))
+    }
+
+    /// Runs `statement` and returns a cursor decoding its rows as `T`.
+    func cursor<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
+        -> PostgresCursor<T>
+    {
+        PostgresCursor(
+            rows: try await stream(statement), decoder: PostgresRowDecoder(decoder, for: T.self), session: self,
+            sql: statement.sql)
+    }
+}
+
+/// SQL to send and the value of each of its `$n`, in order.
+struct PostgresStatement: Sendable {
+    /// The SQL, with `$n` placeholders.
+    let sql: String
+    /// The value of each `$n`, in order.
+    let values: [PostgresValue]
+
+    /// The query postgres-nio sends.
+    func query() throws -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            try value.append(to: &bindings)
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+    }
+}
+
+/// The parameters of a fetch or execute: none, an `Encodable` value, or a dictionary of storable values.
+enum PostgresParameters {
+    /// No parameters.
+    case none
+    /// An Encodable value whose coding keys name the parameters.
+    case encodable(any Encodable)
+    /// Storable values by name.
+    case values([String: (any DatabaseValueConvertible)?])
+
+    /// An Encodable value's parameters, or none.
+    init(_ parameters: (any Encodable)?) {
+        self = parameters.map(PostgresParameters.encodable) ?? .none
+    }
+
+    /// A dictionary's parameters.
+    init(_ values: [String: (any DatabaseValueConvertible)?]) {
+        self = .values(values)
+    }
+
+    /// The values by name; names may carry their `:`, `@` or `$` prefix, as on SQLite.
+    func values() throws -> [String: PostgresValue] {
+        switch self {
+        case .none:
+            return [:]
+        case .encodable(let value):
+            return try PostgresParameterEncoder().encode(value)
+        case .values(let values):
+            var result: [String: PostgresValue] = [:]
+            for (name, value) in values {
+                let bare = name.first.map { ":@$".contains($0) } == true ? String(name.dropFirst()) : name
+                result[bare] = try value.map(PostgresValue.make(convertible:)) ?? .null
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,24 @@
+internal import Strata
+
+/// PostgreSQL's spelling of what differs between SQL dialects, for Strata's renderer and record SQL.
+///
+/// Identifiers are quoted as in SQLite (double quotes, embedded quotes doubled); values are `$n`; named parameters
+/// stay `:name` in the SQL Strata builds and are sent as `$n` (``PostgresStatementText``).
+struct PostgresDialect: SQLDialect {
+    /// `$1`, `$2`...
+    func placeholder(_ index: Int) -> String { "$\(index)" }
+
+    /// `:name`, numbered when the statement is sent.
+    func namedPlaceholder(_ name: String) -> String { ":" + name }
+
+    /// `ON CONFLICT ("id") DO UPDATE SET "a" = EXCLUDED."a"`, or `DO NOTHING` when the key is the only column.
+    ///
+    /// See https://www.postgresql.org/docs/current/sql-insert.html#SQL-ON-CONFLICT
+    func upsertClause(conflictColumn: String, columns: [String]) -> String {
+        let assignments = columns.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return " ON CONFLICT (\(conflictColumn)) " + (columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)")
+    }
+
+    /// ` RETURNING *`.
+    var returningAllColumns: String { " RETURNING *" }
+}

@@ -1,0 +1,122 @@
+internal import PostgresNIO
+public import Strata
+
+extension PostgresSession {
+    /// Every row of `request`, decoded as its model.
+    ///
+    /// ```swift
+    /// let happy = try await db.fetchAll(Note.filter(Column("mood") == "happy").order(Column("id")).limit(10))
+    /// ```
+    ///
+    /// The SQL is Strata's own rendering of the request in PostgreSQL's dialect: the same SQL as on SQLite with
+    /// `$n` for each value.
+    public func fetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
+        try await decodeAll(Record.self, try select(request), decoder: RowDecoder())
+    }
+
+    /// The first row of `request` decoded as its model, or nil.
+    public func fetchOne<Record: Model>(_ request: QueryRequest<Record>) async throws -> Record? {
+        try await decodeFirst(Record.self, try select(request), decoder: RowDecoder())
+    }
+
+    /// The number of rows `request` returns.
+    ///
+    /// ```swift
+    /// let happy = try await db.fetchCount(Note.filter(Column("mood") == "happy"))
+    /// ```
+    public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
+        let select = try select(request)
+        let count = PostgresStatement(
+            sql: "SELECT count(*) FROM (\(select.sql)) AS strata_count", values: select.values)
+        return try await decodeFirst(Int.self, count, decoder: RowDecoder()) ?? 0
+    }
+
+    /// The rows of `request` decoded as its model one at a time, as they arrive.
+    ///
+    /// - Complexity: O(1) memory in the number of rows.
+    public func fetchCursor<Record: Model>(_ request: QueryRequest<Record>) async throws -> PostgresCursor<Record> {
+        try await cursor(Record.self, try select(request), decoder: RowDecoder())
+    }
+
+    /// Every row of `request` decoded as `T`, which reads the request's selection by its keys (name a selected
+    /// expression with `forKey(_:)`), or as a scalar for a one-column selection.
+    ///
+    /// ```swift
+    /// struct Stats: Decodable { var newest: Int64; var total: Int }
+    /// let stats = try await db.fetchAll(Stats.self, Note.select(max(Column("id")).forKey("newest"),
+    ///                                                           count(Column("id")).forKey("total")))
+    /// ```
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) async throws -> [T] {
+        try await decodeAll(T.self, try select(request), decoder: decoder)
+    }
+
+    /// The first row of `request` decoded as `T`, or nil.
+    ///
+    /// ```swift
+    /// let newest = try await db.fetchOne(Int64.self, Note.select(max(Column("id"))))
+    /// ```
+    public func fetchOne<T: Decodable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) async throws -> T? {
+        try await decodeFirst(T.self, try select(request), decoder: decoder)
+    }
+
+    /// Deletes the rows of `request`.
+    ///
+    /// ```swift
+    /// let deleted = try await db.deleteAll(Note.filter(Column("id") > 100))
+    /// ```
+    ///
+    /// A request with joins, an order or a limit deletes the rows it selects (`key IN (SELECT ...)`), as on SQLite.
+    ///
+    /// - Returns: The number of rows deleted.
+    @discardableResult
+    public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
+        try await collect(try statement(request.renderDelete(returning: false, dialect: PostgresDialect()))).changes
+    }
+
+    /// Sets `assignments` on the rows of `request`.
+    ///
+    /// ```swift
+    /// let updated = try await db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "happy"))
+    /// ```
+    ///
+    /// - Returns: The number of rows changed.
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    @discardableResult
+    public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
+        async throws -> Int
+    {
+        let update = try request.renderUpdate(assignments, returning: false, dialect: PostgresDialect())
+        return try await collect(try statement(update)).changes
+    }
+
+    // MARK: Internal
+
+    /// The request's SELECT in PostgreSQL's dialect, with its values in `$n` order: the request's own values,
+    /// then the named values of its raw fragments.
+    func select(_ request: QueryRequest<some Model>) throws -> PostgresStatement {
+        try statement(request.renderSelect(dialect: PostgresDialect()))
+    }
+
+    /// A rendered request as a statement: `?` and `:name` numbered after the request's own `$n`.
+    func statement(_ select: (sql: String, rendered: RenderedSQL, failure: DatabaseError?)) throws
+        -> PostgresStatement
+    {
+        if let failure = select.failure { throw failure.withSQL(select.sql) }
+        let rendered = select.rendered
+        let text = try PostgresStatementText(
+            rendered.sql, positionalCount: rendered.positional.count, questionMarks: true)
+        var values = try rendered.positional.map { try PostgresValue.make(convertible: $0.value) }
+        for name in text.names {
+            guard let value = rendered.named[name] else {
+                throw DatabaseError(
+                    code: .unknownParameter, message: "no value for the parameter :\(name)", sql: rendered.sql)
+            }
+            values.append(try PostgresValue.make(convertible: value.value))
+        }
+        return PostgresStatement(sql: text.sql, values: values)
+    }
+}

@@ -1,0 +1,147 @@
+internal import PostgresNIO
+public import Strata
+
+extension PostgresSession {
+    /// Inserts `model`. When its primary key is nil, the insert leaves the key to the column's default (a
+    /// `serial`, `identity` or `DEFAULT gen_random_uuid()` column) and `model` is read back whole from the
+    /// inserted row (`INSERT ... RETURNING *`), with the key and what defaults and triggers stored.
+    ///
+    /// ```swift
+    /// var note = Note(id: nil, createdAt: Date(), content: "Hello")
+    /// try await db.insert(&note)      // note.id is the key PostgreSQL assigned
+    /// ```
+    ///
+    /// The SQL is Strata's record SQL in PostgreSQL's dialect: the same columns, from the model's coding keys
+    /// through its key strategy, as on SQLite.
+    ///
+    /// - Throws: ``PostgresError`` for a constraint violation (`model` is then unchanged);
+    ///   ``DatabaseError/Code/recordNotInserted`` when no row was inserted (a rule or trigger skipped it).
+    public func insert<T: Model>(_ model: inout T) async throws {
+        let (record, values) = try recordSQL(for: model)
+        if values[record.primaryKeyKey] == .null {
+            try await writeReadingBack(&model, sql: record.insertDefaultingKey + record.returning, values)
+        } else {
+            let sql = record.insert
+            guard try await collect(try statement(sql, values)).changes > 0 else {
+                throw notInserted(T.self, sql: sql)
+            }
+        }
+    }
+
+    /// Inserts `model`, leaving a nil primary key to the column's default. Use ``insert(_:)`` with `inout` to read
+    /// the assigned key back.
+    public func insert<T: Model>(_ model: T) async throws {
+        var copy = model
+        try await insert(&copy)
+    }
+
+    /// Updates the row whose primary key is `model`'s with every column of `model`.
+    ///
+    /// - Throws: ``DatabaseError/Code/recordNotFound`` when no row has that key.
+    public func update<T: Model>(_ model: T) async throws {
+        let (record, values) = try recordSQL(for: model)
+        guard try await collect(try statement(record.update, values)).changes > 0 else {
+            throw DatabaseError(
+                code: .recordNotFound,
+                message: "could not update \(T.self): no row of \(T.tableName) has its \(T.primaryKey)",
+                sql: record.update)
+        }
+    }
+
+    /// Inserts `model`, or updates the row with its primary key when there is one
+    /// (`INSERT ... ON CONFLICT (key) DO UPDATE SET col = EXCLUDED.col`). A nil primary key is assigned and read
+    /// back as in ``insert(_:)``.
+    public func upsert<T: Model>(_ model: inout T) async throws {
+        let (record, values) = try recordSQL(for: model)
+        if values[record.primaryKeyKey] == .null {
+            try await writeReadingBack(&model, sql: record.upsertDefaultingKey + record.returning, values)
+        } else {
+            try await collect(try statement(record.upsert, values))
+        }
+    }
+
+    /// Inserts or updates `model`, as ``upsert(_:)`` with `inout` without reading an assigned key back.
+    public func upsert<T: Model>(_ model: T) async throws {
+        var copy = model
+        try await upsert(&copy)
+    }
+
+    /// Deletes the row with `model`'s primary key.
+    ///
+    /// - Returns: Whether a row was deleted.
+    @discardableResult
+    public func delete<T: Model>(_ model: T) async throws -> Bool {
+        let (record, values) = try recordSQL(for: model)
+        return try await collect(try statement(record.delete, values)).changes > 0
+    }
+
+    /// Deletes the row of `type` whose primary key is `id`.
+    ///
+    /// - Returns: Whether a row was deleted.
+    @discardableResult
+    public func delete<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> Bool {
+        let sql = try TableSQL(for: T.self, dialect: PostgresDialect()).deleteByID
+        let statement = PostgresStatement(sql: sql, values: [try PostgresValue.make(convertible: id)])
+        return try await collect(statement).changes > 0
+    }
+
+    /// The row of `type` whose primary key is `id`, or nil.
+    ///
+    /// ```swift
+    /// let note = try await db.find(Note.self, id: 1)
+    /// ```
+    public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> T? {
+        let sql = try TableSQL(for: T.self, dialect: PostgresDialect()).find
+        let statement = PostgresStatement(sql: sql, values: [try PostgresValue.make(convertible: id)])
+        return try await decodeFirst(T.self, statement, decoder: RowDecoder())
+    }
+
+    /// Every row of `type`'s table, in primary key order.
+    public func fetchAll<T: Model>(_ type: T.Type) async throws -> [T] {
+        let sql = try TableSQL(for: T.self, dialect: PostgresDialect()).fetchAll
+        return try await decodeAll(T.self, PostgresStatement(sql: sql, values: []), decoder: RowDecoder())
+    }
+
+    // MARK: Internal
+
+    /// The record SQL of `model`'s type for the keys `model` encodes, and its values named by coding key.
+    private func recordSQL<T: Model>(for model: T) throws -> (RecordSQL, [String: PostgresValue]) {
+        let collector = KeyCollector()
+        try model.encode(to: collector)
+        let record = try RecordSQL(for: T.self, keys: collector.keys, dialect: PostgresDialect())
+        // Record SQL names each parameter after its coding key, not its column.
+        return (record, try PostgresParameterEncoder().encode(model))
+    }
+
+    /// `sql` with named parameters from `values`.
+    private func statement(_ sql: String, _ values: [String: PostgresValue]) throws -> PostgresStatement {
+        let text = try PostgresStatementText(sql, positionalCount: 0, questionMarks: false)
+        return PostgresStatement(
+            sql: text.sql,
+            values: try text.names.map { name in
+                guard let value = values[name] else {
+                    throw DatabaseError(
+                        code: .unknownParameter, message: "no value for the parameter :\(name)", sql: sql)
+                }
+                return value
+            })
+    }
+
+    /// Runs an insert or upsert with `RETURNING *` and reads the row it wrote into `model`.
+    private func writeReadingBack<T: Model>(_ model: inout T, sql: String, _ values: [String: PostgresValue])
+        async throws
+    {
+        let rows = try await collect(try statement(sql, values)).rows
+        guard let row = rows.first else { throw notInserted(T.self, sql: sql) }
+        model = try PostgresRowDecoder(RowDecoder(), for: T.self).decode(
+            T.self, from: row, columns: PostgresColumns(row: row))
+    }
+
+    /// The error of an insert that inserted no row.
+    private func notInserted<T: Model>(_ type: T.Type, sql: String) -> DatabaseError {
+        DatabaseError(
+            code: .recordNotInserted,
+            message: "could not insert \(T.self): PostgreSQL inserted no row into \(T.tableName)",
+            sql: sql)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Strata
+import StrataPostgres
+import Testing
+
+@Suite("PostgreSQL requests", .postgresServer)
+struct PostgresRequestTests {
+    /// Writes five notes: ids 1...5, moods happy, sad, happy, happy, sad; dates one day apart.
+    static func seed(_ pool: PostgresPool) async throws {
+        try await pool.write { db in
+            try await db.execute(query: Note.createTable)
+            for (offset, mood) in ["happy", "sad", "happy", "happy", "sad"].enumerated() {
+                var note = Note(
+                    id: nil, createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(offset) * 86_400),
+                    content: "note \(offset + 1)", mood: mood)
+                try await db.insert(&note)
+            }
+        }
+    }
+
+    @Test("filter, order and limit run Strata's own rendering of the request")
+    func filterOrderLimit() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let request = Note.filter(Column("mood") == "happy").order(Column("id").desc).limit(2)
+            let notes = try await pool.read { db in try await db.fetchAll(request) }
+            #expect(notes.map(\.id) == [4, 3])
+            let offset = try await pool.read { db in try await db.fetchAll(request.limit(2, offset: 2)) }
+            #expect(offset.map(\.id) == [1])
+            // fetchOne reads one row of five and leaves the rest; the session's next statement runs as usual.
+            let (first, count) = try await pool.read { db in
+                (
+                    try await db.fetchOne(Note.order(Column("createdAt"))),
+                    try await db.fetchCount(Note.filter(Column("mood") == "sad"))
+                )
+            }
+            #expect(first?.id == 1)
+            #expect(count == 2)
+        }
+    }
+
+    @Test("expressions: IN, LIKE, BETWEEN, IS NULL, dates, and raw fragments with named and positional values")
+    func expressions() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let since = Date(timeIntervalSince1970: 1_700_000_000 + 2 * 86_400)
+            let (inList, like, between, dated, raw, nothing) = try await pool.read { db in
+                (
+                    try await db.fetchAll(Note.filter([1, 3, 5].contains(Column("id"))).order(Column("id"))),
+                    try await db.fetchAll(Note.filter(Column("content").like("%4")).order(Column("id"))),
+                    try await db.fetchCount(Note.filter(Column("id").between(2, 4))),
+                    try await db.fetchCount(Note.filter(Column("createdAt") >= since)),
+                    try await db.fetchAll(
+                        Note.filter(sql: "length(content) > :n", parameters: ["n": 3])
+                            .filter(Column("mood") == "sad")
+                            .filter(sql: "id > ?", parameters: [2])
+                            .order(Column("id"))),
+                    try await db.fetchCount(Note.filter(Column("content") == nil))
+                )
+            }
+            #expect(inList.map(\.id) == [1, 3, 5])
+            #expect(like.map(\.id) == [4])
+            #expect(between == 3)
+            #expect(dated == 3)
+            #expect(raw.map(\.id) == [5])
+            #expect(nothing == 0)
+        }
+    }
+
+    @Test("redirection: a selection decodes into another Decodable type or a scalar")
+    func redirection() async throws {
+        struct Stats: Decodable, Equatable {
+            var newest: Int64
+            var total: Int
+        }
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let (stats, newest, moods) = try await pool.read { db in
+                (
+                    try await db.fetchOne(
+                        Stats.self,
+                        Note.select(max(Column("id")).forKey("newest"), count(Column("id")).forKey("total"))),
+                    try await db.fetchOne(Int64.self, Note.select(max(Column("id")))),
+                    try await db.fetchAll(String.self, Note.select(Column("mood")).order(Column("id")))
+                )
+            }
+            #expect(stats == Stats(newest: 5, total: 5))
+            #expect(newest == 5)
+            #expect(moods == ["happy", "sad", "happy", "happy", "sad"])
+        }
+    }
+
+    @Test("a cursor decodes rows one at a time inside the session, and throws after it")
+    func cursor() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let contents = try await pool.read { db in
+                var contents: [String] = []
+                for try await note in try await db.fetchCursor(Note.order(Column("id"))) {
+                    contents.append(note.content)
+                }
+                return contents
+            }
+            #expect(contents == (1...5).map { "note \($0)" })
+            let escaped = try await pool.read { db in
+                try await db.fetchCursor(Int.self, query: "SELECT generate_series(1, 3)")
+            }
+            let error = await #expect(throws: DatabaseError.self) {
+                for try await _ in escaped {}
+            }
+            #expect(error?.code == .connectionClosed)
+        }
+    }
+
+    @Test("a request's failure (a negative limit) throws before anything runs, naming the SQL")
+    func requestFailure() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let error = await #expect(throws: DatabaseError.self) {
+                try await pool.read { db in _ = try await db.fetchAll(Note.limit(-1)) }
+            }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.sql?.contains("LIMIT $1") == true)
+        }
+    }
+    /// A tag of a note: its `id` and `noteId` clash with nothing but the note's own `id`.
+    struct Tag: Model, Equatable {
+        static let tableName = "tag"
+        var id: Int64?
+        var noteId: Int64
+        var name: String
+    }
+
+    @Test("joins decode pairs, each model reading its own table's columns; a left join gives nil for no match")
+    func joins() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            try await pool.write { db in
+                try await db.execute(
+                    query: "CREATE TABLE tag (id bigserial PRIMARY KEY, \"noteId\" bigint NOT NULL, name text NOT NULL)"
+                )
+                for (noteId, name) in [(Int64(1), "swift"), (1, "sql"), (3, "swift")] {
+                    try await db.insert(Tag(id: nil, noteId: noteId, name: name))
+                }
+            }
+            let condition = Column("noteId", table: Tag.self) == Column("id")
+            let (pairs, left) = try await pool.read { db in
+                (
+                    try await db.fetchAll(
+                        Note.joining(Tag.self, on: condition).filter(Column("name", table: Tag.self) == "swift")
+                            .order(Column("id"))),
+                    try await db.fetchAll(
+                        Note.leftJoining(Tag.self, on: condition).filter(Column("id") <= 2)
+                            .order(Column("id"), Column("id", table: Tag.self)))
+                )
+            }
+            #expect(pairs.map { $0.0.id } == [1, 3])
+            #expect(pairs.map { $0.1 } == [Tag(id: 1, noteId: 1, name: "swift"), Tag(id: 3, noteId: 3, name: "swift")])
+            #expect(left.map { $0.0.id } == [1, 1, 2])
+            #expect(left.map { $0.1?.name } == ["swift", "sql", nil])
+        }
+    }
+    @Test("deleteAll and updateAll change the request's rows and count them")
+    func deleteAndUpdateAll() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let (updated, deleted, limited) = try await pool.write { db in
+                (
+                    try await db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "calm")),
+                    try await db.deleteAll(Note.filter(Column("id") > 4)),
+                    try await db.deleteAll(Note.order(Column("id")).limit(1))
+                )
+            }
+            #expect(updated == 2)
+            #expect(deleted == 1)
+            #expect(limited == 1)
+            let moods = try await pool.read { db in
+                try await db.fetchAll(String.self, Note.select(Column("mood")).order(Column("id")))
+            }
+            #expect(moods == ["calm", "happy", "happy"])
+            let none = await #expect(throws: DatabaseError.self) {
+                try await pool.write { db in try await db.updateAll(Note.all()) }
+            }
+            #expect(none?.code == .invalidArgument)
+        }
+    }
+}
