@@ -114,6 +114,8 @@ let package = Package(
             name: "StrataTests",
             dependencies: [
                 "Strata", "StrataRecord", "strata-durability-child",
+                // Only for the doc tests of the PostgreSQL examples in README.md and docs/PostgreSQL.md.
+                "StrataPostgres",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -6,7 +6,7 @@ import Testing
 // README.md's "Generated records": the declaration at file scope (an extension macro cannot expand on a local
 // type), the calls in a test.
 
-// snippet: README.md 8
+// snippet: README.md 9
 @Table("reading")
 struct Reading: Codable, Equatable {
     var id: Int64?
@@ -23,7 +23,7 @@ struct Reading: Codable, Equatable {
             "CREATE TABLE reading (id INTEGER PRIMARY KEY, sensor TEXT NOT NULL, takenAt TEXT NOT NULL, celsius REAL)")
     try db.execute(
         query: "INSERT INTO reading (sensor, takenAt, celsius) VALUES ('cellar', '2026-11-01 08:00:00.000', 12.0)")
-    // snippet: README.md 9
+    // snippet: README.md 10
     var reading = Reading(id: nil, sensor: "greenhouse", takenAt: Date(), celsius: 21.5)
     try db.insert(&reading)                      // the generated writer binds by index; reading.id is filled
     let warm = try db.fetchAll(Reading.filter(Reading.columns.celsius > 20).order(Reading.columns.takenAt.desc))

@@ -1,0 +1,146 @@
+// swift-format-ignore-file
+// The blocks below are copies of the docs, laid out for reading (aligned comments): not reformatted.
+import Foundation
+import Strata
+import StrataPostgres
+import Testing
+
+// The Swift blocks about PostgreSQL in README.md and docs/PostgreSQL.md, run as written (see DocSnippetSupport.swift)
+// against the server `STRATA_POSTGRES_URL` names, each in a schema of its own. Without a server they are skipped
+// locally and fail in CI, as the StrataPostgres suites do.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"] != nil
+            || ProcessInfo.processInfo.environment["CI"] == "true",
+        "STRATA_POSTGRES_URL is not set: no PostgreSQL server for the PostgreSQL doc examples"))
+struct PostgreSQLDocTests {
+    /// Runs `body` with the URL of the test server whose connections use a fresh schema (the URL's
+    /// `options=-c search_path=...`), and drops the schema afterwards.
+    private func withSchema(_ body: (String) async throws -> Void) async throws {
+        let server = try #require(
+            ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"],
+            "STRATA_POSTGRES_URL is not set: CI=true needs a PostgreSQL server (see .ci/run)")
+        let schema = "strata_doc_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        var components = try #require(URLComponents(string: server))
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "options", value: "-c search_path=\(schema)")]
+        let scoped = try #require(components.string)
+        try await withAdmin(server) { admin in try await admin.execute(query: "CREATE SCHEMA \"\(schema)\"") }
+        do {
+            try await body(scoped)
+        } catch {
+            try? await withAdmin(server) { admin in try await admin.execute(query: "DROP SCHEMA \"\(schema)\" CASCADE") }
+            throw error
+        }
+        try await withAdmin(server) { admin in try await admin.execute(query: "DROP SCHEMA \"\(schema)\" CASCADE") }
+    }
+
+    /// Runs `body` in a write on a pool of one connection to `url`.
+    private func withAdmin(_ url: String, _ body: (PostgresSession) async throws -> Void) async throws {
+        let pool = try PostgresPool(url: url, connections: 1)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await pool.run() }
+            try await pool.write { db in try await body(db) }
+            group.cancelAll()
+        }
+    }
+
+    /// The contents of the notes on the server at `url`, oldest first.
+    private func contents(at url: String) async throws -> [String] {
+        var contents: [String] = []
+        try await withAdmin(url) { db in
+            contents = try await db.fetchAll(String.self, query: "SELECT content FROM note ORDER BY id")
+        }
+        return contents
+    }
+
+    @Test("README.md: the same app on SQLite and PostgreSQL") func readmeMovingToPostgreSQL() async throws {
+        let scratch = try await ScratchDirectory.enter()
+        defer { scratch.leave() }
+        try await withSchema { databaseURL in
+            // The example schema on both, with the same note.
+            var migrator = Migrator()
+            try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
+            let file = try DatabasePool(path: "strata.sqlite")
+            _ = try await migrator.migrate(file)
+            try await file.write { db in
+                try db.execute(query: "INSERT INTO note (created_at, content) VALUES ('2026-11-23 10:00:00.000', 'first')")
+            }
+            await file.close()
+            var postgresMigrator = Migrator()
+            try postgresMigrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations/postgresql"))
+            let setup = try PostgresPool(url: databaseURL, connections: 1)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await setup.run() }
+                _ = try await postgresMigrator.migrate(setup)
+                try await setup.write { db in
+                    try await db.execute(query: "INSERT INTO note (created_at, content) VALUES ('2026-11-23 10:00:00Z', 'first')")
+                }
+                group.cancelAll()
+            }
+
+            // snippet: README.md 8
+            struct Note: Model {
+                static let tableName = "note"
+                static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
+                var id: Int64?
+                var createdAt: Date
+                var content: String
+            }
+            let latest = Note.order(Column("created_at").desc).limit(50)
+
+            let sqlite = try DatabasePool(path: "strata.sqlite")                // SQLite: one file
+            let onSQLite = try await sqlite.read { db in try db.fetchAll(latest) }
+
+            let postgres = try PostgresPool(url: databaseURL)                   // PostgreSQL: a server
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await postgres.run() }                      // the pool works while it runs
+                let onPostgres = try await postgres.read { db in try await db.fetchAll(latest) }
+                print(onPostgres.map(\.content) == onSQLite.map(\.content))     // true
+                group.cancelAll()
+            }
+            // end snippet
+            #expect(onSQLite.map(\.content) == ["first"])
+            #expect(try await contents(at: databaseURL) == ["first"])
+            await sqlite.close()
+        }
+    }
+
+    @Test("PostgreSQL.md: models, migrations, a write and a read") func postgreSQLGuide() async throws {
+        let scratch = try await ScratchDirectory.enter()
+        defer { scratch.leave() }
+        try await withSchema { databaseURL in
+            // snippet: docs/PostgreSQL.md 1
+            struct Note: Model {
+                static let tableName = "note"
+                static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
+                var id: Int64?
+                var createdAt: Date
+                var content: String
+            }
+
+            let pool = try PostgresPool(url: databaseURL, connections: 8)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await pool.run() }         // postgres-nio's client works while the pool runs
+
+                var migrator = Migrator()
+                try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations/postgresql"))
+                try await migrator.migrate(pool)               // each step and its version bump in one transaction
+
+                var note = Note(id: nil, createdAt: Date(), content: "Hello")
+                try await pool.write { db in try await db.insert(&note) }           // note.id is set from RETURNING
+                let recent = try await pool.read { db in
+                    try await db.fetchAll(Note.order(Column("created_at").desc).limit(10))
+                }
+                print(recent.map(\.content))                   // ["Hello"]
+                group.cancelAll()                              // stops the pool
+            }
+            // end snippet
+            #expect(try await contents(at: databaseURL) == ["Hello"])
+            var version: Int?
+            try await withAdmin(databaseURL) { db in
+                version = try await db.fetchOne(Int.self, query: "SELECT version FROM strata_schema_version")
+            }
+            #expect(version == 3)
+        }
+    }
+}
