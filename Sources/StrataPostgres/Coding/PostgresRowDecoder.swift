@@ -50,18 +50,47 @@ struct PostgresRowDecoder: Sendable {
         try decode(T.self, cells: Array(row), columns: columns)
     }
 
+    /// Decodes one row of a result whose rows all have `columns`; `plan` is the plan of the rows decoded before,
+    /// and is made from the first.
+    func decode<T: Decodable>(
+        _ type: T.Type, from row: PostgresRow, columns: PostgresColumns, plan: inout PostgresKeyPlan?
+    ) throws -> T {
+        try decode(T.self, cells: Array(row), columns: columns, plan: &plan)
+    }
+
     /// Decodes the `cells` of one row, whose names are `columns`: a whole row, or one table's part of a joined row.
     func decode<T: Decodable>(_ type: T.Type, cells: [PostgresCell], columns: PostgresColumns) throws -> T {
+        var plan: PostgresKeyPlan?
+        return try decode(T.self, cells: cells, columns: columns, plan: &plan)
+    }
+
+    /// Decodes the `cells` of one row with the columns of `plan`, or records the plan when it is nil.
+    private func decode<T: Decodable>(
+        _ type: T.Type, cells: [PostgresCell], columns: PostgresColumns, plan: inout PostgresKeyPlan?
+    ) throws -> T {
         if cells.count == 1, let first = cells.first, Self.isScalar(T.self) {
             return try PostgresCellReader.decode(T.self, from: first, codingPath: [])
         }
-        return try T(from: PostgresRowDecoding(cells: cells, columns: columns, mapping: mapping, userInfo: userInfo))
+        let decoding = PostgresRowDecoding(
+            cells: cells, columns: columns, mapping: mapping, userInfo: userInfo, plan: plan)
+        let value = try T(from: decoding)
+        if plan == nil { plan = decoding.recordedPlan }
+        return value
     }
 
     /// Whether `T` is read from one column rather than keyed by columns.
     static func isScalar<T>(_ type: T.Type) -> Bool {
         T.self is any DatabaseValueConvertible.Type
     }
+}
+
+/// The columns the coding keys of a result's first row found, in the order the keys were asked for: the rows after
+/// it find theirs by position instead of by name. It holds for one result only (one list of columns).
+struct PostgresKeyPlan: Sendable {
+    /// The coding keys, in the order they were looked up.
+    let keys: [String]
+    /// The index of each key's column, nil for a key the row has no column for.
+    let indexes: [Int?]
 }
 
 /// The `Decoder` a value's `init(from:)` sees for one row.
@@ -75,14 +104,29 @@ final class PostgresRowDecoding: Decoder {
     /// Contextual information for custom `init(from:)` implementations.
     let userInfo: [CodingUserInfoKey: Any]
     var codingPath: [any CodingKey] { [] }
+    /// The columns the keys of the result's earlier rows found, in the order they were asked for; nil for the
+    /// first row, whose keys are recorded instead.
+    private let plan: PostgresKeyPlan?
+    /// How many keys this row has looked up so far.
+    private var position = 0
+    /// The first row's key lookups, in order.
+    private var recordedKeys: [String] = []
+    private var recordedIndexes: [Int?] = []
 
     /// The decoder of one row.
-    init(cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
+    init(
+        cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any],
+        plan: PostgresKeyPlan? = nil
+    ) {
         self.cells = cells
         self.columns = columns
         self.mapping = mapping
         self.userInfo = userInfo
+        self.plan = plan
     }
+
+    /// The plan of the lookups this row made, for the next rows of its result.
+    var recordedPlan: PostgresKeyPlan { PostgresKeyPlan(keys: recordedKeys, indexes: recordedIndexes) }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(PostgresKeyedContainer<Key>(decoder: self))
@@ -110,8 +154,23 @@ final class PostgresRowDecoding: Decoder {
     }
 
     /// The cell of `key`, nil when the row has no such column.
+    ///
+    /// The rows of one result ask for their keys in the same order: the n-th lookup of a row takes the column the
+    /// n-th lookup of the first row found when it is for the same key, and maps and looks the key up otherwise.
     func cell(for key: some CodingKey) -> PostgresCell? {
-        columns.index(of: mapping.name(for: key.stringValue)).map { cells[$0] }
+        let name = key.stringValue
+        let index: Int?
+        if let plan, position < plan.keys.count, plan.keys[position] == name {
+            index = plan.indexes[position]
+        } else {
+            index = columns.index(of: mapping.name(for: name))
+            if plan == nil {
+                recordedKeys.append(name)
+                recordedIndexes.append(index)
+            }
+        }
+        position += 1
+        return index.map { cells[$0] }
     }
 
     /// `no column named "x" for key x; the row has "a", "b"`.
