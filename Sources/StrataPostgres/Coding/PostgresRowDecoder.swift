@@ -206,6 +206,42 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try PostgresCellReader.decode(T.self, from: cell, codingPath: codingPath + [key])
     }
 
+    // The concrete requirements, which synthesized `init(from:)` calls for the standard library's types: read
+    // without the generic path's dynamic casts, with the same results and errors.
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try PostgresCellReader.bool(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try PostgresCellReader.string(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try PostgresCellReader.double(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try PostgresCellReader.float(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    /// The cell of `key`, or the error of a missing column.
+    private func cell(_ key: Key) throws -> PostgresCell {
+        guard let cell = decoder.cell(for: key) else { throw decoder.keyNotFound(key) }
+        return cell
+    }
+
+    /// An integer of width `I` for `key`.
+    private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
+        try PostgresCellReader.integer(I.self, from: cell(key), codingPath: { codingPath + [key] })
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
