@@ -104,7 +104,7 @@ enum PostgresCellReader {
         case is Decimal.Type: return try decimal(bytes, cell: cell)
         case is Date.Type: return try date(bytes, cell: cell)
         case is UUID.Type: return try uuid(bytes, cell: cell)
-        case is Data.Type: return Data(try byteArray(bytes, cell: cell, as: T.self))
+        case is Data.Type: return try data(bytes, cell: cell)
         case is URL.Type:
             let text = try string(bytes, cell: cell, as: T.self)
             guard let url = URL(string: text) else {
@@ -134,6 +134,11 @@ enum PostgresCellReader {
     /// `decode` requirements of the row's keyed container. `codingPath` is made only for an error.
     static func string(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> String {
         try read(String.self, cell, codingPath) { try string($0, cell: cell, as: String.self) }
+    }
+
+    /// Reads a `Data` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
+    static func data(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Data {
+        try read(Data.self, cell, codingPath) { try data($0, cell: cell) }
     }
 
     /// Reads a `Bool` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
@@ -315,6 +320,12 @@ enum PostgresCellReader {
                 code: .invalidValue, message: "could not decode UUID from \(cell.dataType) (not a UUID)")
         }
         return uuid
+    }
+
+    /// The bytes of a bytea, copied once.
+    private static func data(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Data {
+        guard cell.dataType == .bytea || cell.format == .text else { throw mismatch(Data.self, cell) }
+        return Data(bytes.readableBytesView)
     }
 
     /// The bytes of a bytea.

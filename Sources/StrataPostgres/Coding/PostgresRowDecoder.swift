@@ -203,6 +203,12 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard let cell = decoder.cell(for: key) else { throw decoder.keyNotFound(key) }
+        // Data, the one Foundation type of the usual models that has no concrete requirement, without the casts.
+        if T.self == Data.self,
+            let data = try PostgresCellReader.data(from: cell, codingPath: { codingPath + [key] }) as? T
+        {
+            return data
+        }
         return try PostgresCellReader.decode(T.self, from: cell, codingPath: codingPath + [key])
     }
 
