@@ -55,26 +55,28 @@ struct PostgresRowDecoder: Sendable {
     func decode<T: Decodable>(
         _ type: T.Type, from row: PostgresRow, columns: PostgresColumns, plan: inout PostgresKeyPlan?
     ) throws -> T {
-        try decode(T.self, cells: Array(row), columns: columns, plan: &plan)
+        try decode(T.self, cells: Array(row), columns: columns, plan: &plan, recording: true)
     }
 
     /// Decodes the `cells` of one row, whose names are `columns`: a whole row, or one table's part of a joined row.
     func decode<T: Decodable>(_ type: T.Type, cells: [PostgresCell], columns: PostgresColumns) throws -> T {
         var plan: PostgresKeyPlan?
-        return try decode(T.self, cells: cells, columns: columns, plan: &plan)
+        return try decode(T.self, cells: cells, columns: columns, plan: &plan, recording: false)
     }
 
-    /// Decodes the `cells` of one row with the columns of `plan`, or records the plan when it is nil.
+    /// Decodes the `cells` of one row with the columns of `plan`, or, when it is nil, records the plan if
+    /// `recording` (a single row does not).
     private func decode<T: Decodable>(
-        _ type: T.Type, cells: [PostgresCell], columns: PostgresColumns, plan: inout PostgresKeyPlan?
+        _ type: T.Type, cells: [PostgresCell], columns: PostgresColumns, plan: inout PostgresKeyPlan?,
+        recording: Bool
     ) throws -> T {
         if cells.count == 1, let first = cells.first, Self.isScalar(T.self) {
             return try PostgresCellReader.decode(T.self, from: first, codingPath: [])
         }
         let decoding = PostgresRowDecoding(
-            cells: cells, columns: columns, mapping: mapping, userInfo: userInfo, plan: plan)
+            cells: cells, columns: columns, mapping: mapping, userInfo: userInfo, plan: plan, recording: recording)
         let value = try T(from: decoding)
-        if plan == nil { plan = decoding.recordedPlan }
+        if plan == nil, recording { plan = decoding.recordedPlan }
         return value
     }
 
@@ -109,6 +111,8 @@ final class PostgresRowDecoding: Decoder {
     private let plan: PostgresKeyPlan?
     /// How many keys this row has looked up so far.
     private var position = 0
+    /// Whether this row, the first of a result of many, records its lookups for the others.
+    private let recording: Bool
     /// The first row's key lookups, in order.
     private var recordedKeys: [String] = []
     private var recordedIndexes: [Int?] = []
@@ -116,13 +120,14 @@ final class PostgresRowDecoding: Decoder {
     /// The decoder of one row.
     init(
         cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any],
-        plan: PostgresKeyPlan? = nil
+        plan: PostgresKeyPlan? = nil, recording: Bool = false
     ) {
         self.cells = cells
         self.columns = columns
         self.mapping = mapping
         self.userInfo = userInfo
         self.plan = plan
+        self.recording = recording
     }
 
     /// The plan of the lookups this row made, for the next rows of its result.
@@ -164,7 +169,7 @@ final class PostgresRowDecoding: Decoder {
             index = plan.indexes[position]
         } else {
             index = columns.index(of: mapping.name(for: name))
-            if plan == nil {
+            if recording, plan == nil {
                 recordedKeys.append(name)
                 recordedIndexes.append(index)
             }

@@ -9,8 +9,9 @@ internal import Strata
 final class PostgresRecordStatements: Sendable {
     /// The coding keys in encoding order, which name the parameters.
     let keys: [String]
-    /// The type's table name when the statements were built.
+    /// The type's table name and primary key when the statements were built.
     let tableName: String
+    let primaryKey: String
     /// The index in `keys` of the primary key.
     let primaryKeyIndex: Int
     let insert: Text
@@ -54,6 +55,7 @@ final class PostgresRecordStatements: Sendable {
         }
         self.keys = keys
         self.tableName = T.tableName
+        self.primaryKey = T.primaryKey
         self.primaryKeyIndex = primaryKeyIndex
         insert = try text(record.insert)
         insertDefaultingKeyReturning = try text(record.insertDefaultingKey + record.returning)
@@ -65,7 +67,7 @@ final class PostgresRecordStatements: Sendable {
 
     /// Whether these statements are those of `T` for a model that encoded `keys`.
     func fits<T: Model>(_ type: T.Type, keys: [String]) -> Bool {
-        self.keys == keys && tableName == T.tableName
+        self.keys == keys && tableName == T.tableName && primaryKey == T.primaryKey
     }
 }
 
