@@ -52,6 +52,7 @@ struct PostgresStatementCacheTests {
                 return (note, content, note2)
             }
             #expect(note.id == 1)
+            #expect(content == NoteContent(id: 5, content: "content only"))
             #expect(note2.id == 2)
             let moods = try await pool.read { db in
                 try await db.fetchAll(String.self, query: "SELECT mood FROM note ORDER BY id")
