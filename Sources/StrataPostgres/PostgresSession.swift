@@ -204,7 +204,9 @@ public struct PostgresSession: Sendable {
         guard let first = rows.first else { return [] }
         let columns = PostgresColumns(row: first)
         let rowDecoder = PostgresRowDecoder(decoder, for: T.self)
-        return try rows.map { try rowDecoder.decode(T.self, from: $0, columns: columns) }
+        // Column names are looked up for the first row only: the others follow its plan.
+        var plan: PostgresKeyPlan?
+        return try rows.map { try rowDecoder.decode(T.self, from: $0, columns: columns, plan: &plan) }
     }
 
     /// Runs `statement` and decodes its first row as `T`, reading no further row.

@@ -23,6 +23,10 @@ struct Options {
                               and the cursor over --cursor-rows rows
           --cursor-rows ROWS  rows for the cursor memory check (default 1000000)
           --source PATH       an existing source database file of --n rows (children use it)
+          --postgres URL      instead of SQLite: insert, fetch and lookup on a PostgreSQL server
+                              (postgres://user@host:port/database; or STRATA_BENCH_POSTGRES_URL),
+                              through StrataPostgres and through postgres-nio by hand; --only takes
+                              postgres-nio, strata-postgres. The server's `item` table is dropped.
           -h, --help          show this help
 
         SCENARIOS:
@@ -70,8 +74,13 @@ struct Options {
     var synchronous = "NORMAL"
     var batchRows = 10_000
     var batchFile = false
+    /// The PostgreSQL server of the PostgreSQL mode, nil for SQLite.
+    var postgresURL: String? = ProcessInfo.processInfo.environment["STRATA_BENCH_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
 
     init(arguments: [String]) throws {
+        var systemsGiven = false
         var remaining = arguments[...]
         func value(_ option: String) throws -> String {
             guard let value = remaining.popFirst() else { throw BenchmarkFailure("\(option) needs a value") }
@@ -99,7 +108,11 @@ struct Options {
             case "--lookups": lookups = try count(argument, minimum: 1)
             case "--reps": reps = try count(argument, minimum: 1)
             case "--warmup": warmup = try count(argument, minimum: 0)
-            case "--only": systems = try list(argument, allowed: allSystems.map { $0.name })
+            case "--only":
+                systems = try list(
+                    argument, allowed: allSystems.map { $0.name } + allPostgresSystems.map { $0.name })
+                systemsGiven = true
+            case "--postgres": postgresURL = try value(argument)
             case "--phase": phases = try list(argument, allowed: Options.phases + ["cursor"])
             case "--json": jsonPath = try value(argument)
             case "--memory": memory = true
@@ -129,6 +142,14 @@ struct Options {
             default:
                 throw BenchmarkFailure("unknown option \(argument)\n\n\(Options.usage)")
             }
+        }
+        if postgresURL != nil {
+            if !systemsGiven { systems = allPostgresSystems.map { $0.name } }
+            guard memory == false, memoryTable == false, scenario == nil else {
+                throw BenchmarkFailure("--postgres runs the insert, fetch and lookup phases only")
+            }
+        } else if systems.contains(where: { name in allPostgresSystems.contains { $0.name == name } }) {
+            throw BenchmarkFailure("postgres-nio and strata-postgres need --postgres URL")
         }
         if memory {
             guard systems.count == 1, phases.count == 1, ["fetch", "cursor"].contains(phases[0]) else {

@@ -2,7 +2,9 @@ import Foundation
 
 do {
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-    if options.scenario == "import-under-load" {
+    if let url = options.postgresURL {
+        try await PostgresRunner(options: options, url: url).run()
+    } else if options.scenario == "import-under-load" {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-bench-import-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -88,13 +88,7 @@ enum PostgresCellReader {
         }
         switch T.self {
         case is String.Type: return try string(bytes, cell: cell, as: T.self)
-        case is Bool.Type:
-            if cell.dataType == .bool, cell.format == .binary, let byte = bytes.readInteger(as: UInt8.self) {
-                return byte != 0
-            }
-            let integer = try integer(bytes, cell: cell, as: T.self)
-            guard integer == 0 || integer == 1 else { throw outOfRange(T.self, cell) }
-            return integer == 1
+        case is Bool.Type: return try bool(bytes, cell: cell)
         case is Int.Type: return try fitting(Int.self, bytes, cell)
         case is Int8.Type: return try fitting(Int8.self, bytes, cell)
         case is Int16.Type: return try fitting(Int16.self, bytes, cell)
@@ -110,7 +104,7 @@ enum PostgresCellReader {
         case is Decimal.Type: return try decimal(bytes, cell: cell)
         case is Date.Type: return try date(bytes, cell: cell)
         case is UUID.Type: return try uuid(bytes, cell: cell)
-        case is Data.Type: return Data(try byteArray(bytes, cell: cell, as: T.self))
+        case is Data.Type: return try data(bytes, cell: cell)
         case is URL.Type:
             let text = try string(bytes, cell: cell, as: T.self)
             guard let url = URL(string: text) else {
@@ -120,6 +114,66 @@ enum PostgresCellReader {
             return url
         case is DatabaseValue.Type: return try databaseValue(bytes, cell: cell, as: T.self)
         default: return nil
+        }
+    }
+
+    /// A Bool from bool, or an integer that is 0 or 1.
+    private static func bool(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Bool {
+        var bytes = bytes
+        if cell.dataType == .bool, cell.format == .binary, let byte = bytes.readInteger(as: UInt8.self) {
+            return byte != 0
+        }
+        let integer = try integer(bytes, cell: cell, as: Bool.self)
+        guard integer == 0 || integer == 1 else { throw outOfRange(Bool.self, cell) }
+        return integer == 1
+    }
+
+    // MARK: Standard library types, without casts
+
+    /// Reads a `String` as ``decode(_:from:codingPath:)`` does, without its dynamic casts: for the concrete
+    /// `decode` requirements of the row's keyed container. `codingPath` is made only for an error.
+    static func string(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> String {
+        try read(String.self, cell, codingPath) { try string($0, cell: cell, as: String.self) }
+    }
+
+    /// Reads a `Data` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
+    static func data(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Data {
+        try read(Data.self, cell, codingPath) { try data($0, cell: cell) }
+    }
+
+    /// Reads a `Bool` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
+    static func bool(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Bool {
+        try read(Bool.self, cell, codingPath) { try bool($0, cell: cell) }
+    }
+
+    /// Reads a `Double` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
+    static func double(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Double {
+        try read(Double.self, cell, codingPath) { try double($0, cell: cell, as: Double.self) }
+    }
+
+    /// Reads a `Float` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
+    static func float(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Float {
+        try read(Float.self, cell, codingPath) { Float(try double($0, cell: cell, as: Float.self)) }
+    }
+
+    /// Reads an integer of width `I` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
+    static func integer<I: FixedWidthInteger>(
+        _ type: I.Type, from cell: PostgresCell, codingPath: () -> [any CodingKey]
+    ) throws -> I {
+        try read(I.self, cell, codingPath) { try fitting(I.self, $0, cell) }
+    }
+
+    /// `read` of the cell's bytes, with the errors of ``decode(_:from:codingPath:)``: NULL throws.
+    private static func read<T>(
+        _ type: T.Type, _ cell: PostgresCell, _ codingPath: () -> [any CodingKey], _ read: (ByteBuffer) throws -> T
+    ) throws -> T {
+        do {
+            guard let bytes = cell.bytes else {
+                throw DatabaseError(code: .unexpectedNull, message: "could not decode \(T.self) from NULL")
+            }
+            return try read(bytes)
+        } catch let error as DatabaseError {
+            throw decodingError(error, type: T.self, cell: cell, codingPath: codingPath())
         }
     }
 
@@ -266,6 +320,12 @@ enum PostgresCellReader {
                 code: .invalidValue, message: "could not decode UUID from \(cell.dataType) (not a UUID)")
         }
         return uuid
+    }
+
+    /// The bytes of a bytea, copied once.
+    private static func data(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Data {
+        guard cell.dataType == .bytea || cell.format == .text else { throw mismatch(Data.self, cell) }
+        return Data(bytes.readableBytesView)
     }
 
     /// The bytes of a bytea.

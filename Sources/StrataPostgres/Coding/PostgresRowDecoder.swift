@@ -50,18 +50,49 @@ struct PostgresRowDecoder: Sendable {
         try decode(T.self, cells: Array(row), columns: columns)
     }
 
+    /// Decodes one row of a result whose rows all have `columns`; `plan` is the plan of the rows decoded before,
+    /// and is made from the first.
+    func decode<T: Decodable>(
+        _ type: T.Type, from row: PostgresRow, columns: PostgresColumns, plan: inout PostgresKeyPlan?
+    ) throws -> T {
+        try decode(T.self, cells: Array(row), columns: columns, plan: &plan, recording: true)
+    }
+
     /// Decodes the `cells` of one row, whose names are `columns`: a whole row, or one table's part of a joined row.
     func decode<T: Decodable>(_ type: T.Type, cells: [PostgresCell], columns: PostgresColumns) throws -> T {
+        var plan: PostgresKeyPlan?
+        return try decode(T.self, cells: cells, columns: columns, plan: &plan, recording: false)
+    }
+
+    /// Decodes the `cells` of one row with the columns of `plan`, or, when it is nil, records the plan if
+    /// `recording` (a single row does not).
+    private func decode<T: Decodable>(
+        _ type: T.Type, cells: [PostgresCell], columns: PostgresColumns, plan: inout PostgresKeyPlan?,
+        recording: Bool
+    ) throws -> T {
         if cells.count == 1, let first = cells.first, Self.isScalar(T.self) {
             return try PostgresCellReader.decode(T.self, from: first, codingPath: [])
         }
-        return try T(from: PostgresRowDecoding(cells: cells, columns: columns, mapping: mapping, userInfo: userInfo))
+        let decoding = PostgresRowDecoding(
+            cells: cells, columns: columns, mapping: mapping, userInfo: userInfo, plan: plan, recording: recording)
+        let value = try T(from: decoding)
+        if plan == nil, recording { plan = decoding.recordedPlan }
+        return value
     }
 
     /// Whether `T` is read from one column rather than keyed by columns.
     static func isScalar<T>(_ type: T.Type) -> Bool {
         T.self is any DatabaseValueConvertible.Type
     }
+}
+
+/// The columns the coding keys of a result's first row found, in the order the keys were asked for: the rows after
+/// it find theirs by position instead of by name. It holds for one result only (one list of columns).
+struct PostgresKeyPlan: Sendable {
+    /// The coding keys, in the order they were looked up.
+    let keys: [String]
+    /// The index of each key's column, nil for a key the row has no column for.
+    let indexes: [Int?]
 }
 
 /// The `Decoder` a value's `init(from:)` sees for one row.
@@ -75,14 +106,32 @@ final class PostgresRowDecoding: Decoder {
     /// Contextual information for custom `init(from:)` implementations.
     let userInfo: [CodingUserInfoKey: Any]
     var codingPath: [any CodingKey] { [] }
+    /// The columns the keys of the result's earlier rows found, in the order they were asked for; nil for the
+    /// first row, whose keys are recorded instead.
+    private let plan: PostgresKeyPlan?
+    /// How many keys this row has looked up so far.
+    private var position = 0
+    /// Whether this row, the first of a result of many, records its lookups for the others.
+    private let recording: Bool
+    /// The first row's key lookups, in order.
+    private var recordedKeys: [String] = []
+    private var recordedIndexes: [Int?] = []
 
     /// The decoder of one row.
-    init(cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
+    init(
+        cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any],
+        plan: PostgresKeyPlan? = nil, recording: Bool = false
+    ) {
         self.cells = cells
         self.columns = columns
         self.mapping = mapping
         self.userInfo = userInfo
+        self.plan = plan
+        self.recording = recording
     }
+
+    /// The plan of the lookups this row made, for the next rows of its result.
+    var recordedPlan: PostgresKeyPlan { PostgresKeyPlan(keys: recordedKeys, indexes: recordedIndexes) }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         KeyedDecodingContainer(PostgresKeyedContainer<Key>(decoder: self))
@@ -110,8 +159,23 @@ final class PostgresRowDecoding: Decoder {
     }
 
     /// The cell of `key`, nil when the row has no such column.
+    ///
+    /// The rows of one result ask for their keys in the same order: the n-th lookup of a row takes the column the
+    /// n-th lookup of the first row found when it is for the same key, and maps and looks the key up otherwise.
     func cell(for key: some CodingKey) -> PostgresCell? {
-        columns.index(of: mapping.name(for: key.stringValue)).map { cells[$0] }
+        let name = key.stringValue
+        let index: Int?
+        if let plan, position < plan.keys.count, plan.keys[position] == name {
+            index = plan.indexes[position]
+        } else {
+            index = columns.index(of: mapping.name(for: name))
+            if recording, plan == nil {
+                recordedKeys.append(name)
+                recordedIndexes.append(index)
+            }
+        }
+        position += 1
+        return index.map { cells[$0] }
     }
 
     /// `no column named "x" for key x; the row has "a", "b"`.
@@ -144,7 +208,49 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard let cell = decoder.cell(for: key) else { throw decoder.keyNotFound(key) }
+        // Data, the one Foundation type of the usual models that has no concrete requirement, without the casts.
+        if T.self == Data.self,
+            let data = try PostgresCellReader.data(from: cell, codingPath: { codingPath + [key] }) as? T
+        {
+            return data
+        }
         return try PostgresCellReader.decode(T.self, from: cell, codingPath: codingPath + [key])
+    }
+
+    // The concrete requirements, which synthesized `init(from:)` calls for the standard library's types: read
+    // without the generic path's dynamic casts, with the same results and errors.
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try PostgresCellReader.bool(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try PostgresCellReader.string(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try PostgresCellReader.double(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try PostgresCellReader.float(from: cell(key), codingPath: { codingPath + [key] })
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    /// The cell of `key`, or the error of a missing column.
+    private func cell(_ key: Key) throws -> PostgresCell {
+        guard let cell = decoder.cell(for: key) else { throw decoder.keyNotFound(key) }
+        return cell
+    }
+
+    /// An integer of width `I` for `key`.
+    private func integer<I: FixedWidthInteger>(_ key: Key) throws -> I {
+        try PostgresCellReader.integer(I.self, from: cell(key), codingPath: { codingPath + [key] })
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

@@ -17,13 +17,12 @@ extension PostgresSession {
     /// - Throws: ``PostgresError`` for a constraint violation (`model` is then unchanged);
     ///   ``DatabaseError/Code/recordNotInserted`` when no row was inserted (a rule or trigger skipped it).
     public func insert<T: Model>(_ model: inout T) async throws {
-        let (record, values) = try recordSQL(for: model)
-        if values[record.primaryKeyKey] == .null {
-            try await writeReadingBack(&model, sql: record.insertDefaultingKey + record.returning, values)
+        let (record, values) = try recordStatements(for: model)
+        if values[record.primaryKeyIndex] == .null {
+            try await writeReadingBack(&model, record.insertDefaultingKeyReturning, values)
         } else {
-            let sql = record.insert
-            guard try await collect(try statement(sql, values)).changes > 0 else {
-                throw notInserted(T.self, sql: sql)
+            guard try await collect(record.insert.statement(values)).changes > 0 else {
+                throw notInserted(T.self, sql: record.insert.original)
             }
         }
     }
@@ -39,12 +38,12 @@ extension PostgresSession {
     ///
     /// - Throws: ``DatabaseError/Code/recordNotFound`` when no row has that key.
     public func update<T: Model>(_ model: T) async throws {
-        let (record, values) = try recordSQL(for: model)
-        guard try await collect(try statement(record.update, values)).changes > 0 else {
+        let (record, values) = try recordStatements(for: model)
+        guard try await collect(record.update.statement(values)).changes > 0 else {
             throw DatabaseError(
                 code: .recordNotFound,
                 message: "could not update \(T.self): no row of \(T.tableName) has its \(T.primaryKey)",
-                sql: record.update)
+                sql: record.update.original)
         }
     }
 
@@ -52,11 +51,11 @@ extension PostgresSession {
     /// (`INSERT ... ON CONFLICT (key) DO UPDATE SET col = EXCLUDED.col`). A nil primary key is assigned and read
     /// back as in ``insert(_:)``.
     public func upsert<T: Model>(_ model: inout T) async throws {
-        let (record, values) = try recordSQL(for: model)
-        if values[record.primaryKeyKey] == .null {
-            try await writeReadingBack(&model, sql: record.upsertDefaultingKey + record.returning, values)
+        let (record, values) = try recordStatements(for: model)
+        if values[record.primaryKeyIndex] == .null {
+            try await writeReadingBack(&model, record.upsertDefaultingKeyReturning, values)
         } else {
-            try await collect(try statement(record.upsert, values))
+            try await collect(record.upsert.statement(values))
         }
     }
 
@@ -71,8 +70,8 @@ extension PostgresSession {
     /// - Returns: Whether a row was deleted.
     @discardableResult
     public func delete<T: Model>(_ model: T) async throws -> Bool {
-        let (record, values) = try recordSQL(for: model)
-        return try await collect(try statement(record.delete, values)).changes > 0
+        let (record, values) = try recordStatements(for: model)
+        return try await collect(record.delete.statement(values)).changes > 0
     }
 
     /// Deletes the row of `type` whose primary key is `id`.
@@ -80,7 +79,7 @@ extension PostgresSession {
     /// - Returns: Whether a row was deleted.
     @discardableResult
     public func delete<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> Bool {
-        let sql = try TableSQL(for: T.self, dialect: PostgresDialect()).deleteByID
+        let sql = try PostgresStatementCache.table(for: T.self).deleteByID
         let statement = PostgresStatement(sql: sql, values: [try PostgresValue.make(convertible: id)])
         return try await collect(statement).changes > 0
     }
@@ -91,18 +90,36 @@ extension PostgresSession {
     /// let note = try await db.find(Note.self, id: 1)
     /// ```
     public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> T? {
-        let sql = try TableSQL(for: T.self, dialect: PostgresDialect()).find
+        let sql = try PostgresStatementCache.table(for: T.self).find
         let statement = PostgresStatement(sql: sql, values: [try PostgresValue.make(convertible: id)])
         return try await decodeFirst(T.self, statement, decoder: RowDecoder())
     }
 
     /// Every row of `type`'s table, in primary key order.
     public func fetchAll<T: Model>(_ type: T.Type) async throws -> [T] {
-        let sql = try TableSQL(for: T.self, dialect: PostgresDialect()).fetchAll
+        let sql = try PostgresStatementCache.table(for: T.self).fetchAll
         return try await decodeAll(T.self, PostgresStatement(sql: sql, values: []), decoder: RowDecoder())
     }
 
     // MARK: Internal
+
+    /// The statements of `model`'s type for the keys `model` encodes, cached per type, and its values in the order
+    /// of those keys.
+    private func recordStatements<T: Model>(for model: T) throws -> (PostgresRecordStatements, [PostgresValue]) {
+        if let (keys, values) = PostgresRecordEncoder.encode(model) {
+            return (try PostgresStatementCache.record(for: T.self, keys: keys), values)
+        }
+        // A model the one-pass encoder cannot handle: the two passes below throw what is wrong with it.
+        let (record, named) = try recordSQL(for: model)
+        let values = try record.keys.map { key in
+            guard let value = named[key] else {
+                throw DatabaseError(
+                    code: .unknownParameter, message: "no value for the parameter :\(key)", sql: record.insert)
+            }
+            return value
+        }
+        return (try PostgresStatementCache.record(for: T.self, keys: record.keys), values)
+    }
 
     /// The record SQL of `model`'s type for the keys `model` encodes, and its values named by coding key.
     private func recordSQL<T: Model>(for model: T) throws -> (RecordSQL, [String: PostgresValue]) {
@@ -113,26 +130,12 @@ extension PostgresSession {
         return (record, try PostgresParameterEncoder().encode(model))
     }
 
-    /// `sql` with named parameters from `values`.
-    private func statement(_ sql: String, _ values: [String: PostgresValue]) throws -> PostgresStatement {
-        let text = try PostgresStatementText(sql, positionalCount: 0, questionMarks: false)
-        return PostgresStatement(
-            sql: text.sql,
-            values: try text.names.map { name in
-                guard let value = values[name] else {
-                    throw DatabaseError(
-                        code: .unknownParameter, message: "no value for the parameter :\(name)", sql: sql)
-                }
-                return value
-            })
-    }
-
     /// Runs an insert or upsert with `RETURNING *` and reads the row it wrote into `model`.
-    private func writeReadingBack<T: Model>(_ model: inout T, sql: String, _ values: [String: PostgresValue])
-        async throws
-    {
-        let rows = try await collect(try statement(sql, values)).rows
-        guard let row = rows.first else { throw notInserted(T.self, sql: sql) }
+    private func writeReadingBack<T: Model>(
+        _ model: inout T, _ text: PostgresRecordStatements.Text, _ values: [PostgresValue]
+    ) async throws {
+        let rows = try await collect(text.statement(values)).rows
+        guard let row = rows.first else { throw notInserted(T.self, sql: text.original) }
         model = try PostgresRowDecoder(RowDecoder(), for: T.self).decode(
             T.self, from: row, columns: PostgresColumns(row: row))
     }
