@@ -7,6 +7,33 @@ import Testing
 /// How Strata's parameter styles become PostgreSQL's `$n`; no server needed.
 @Suite("PostgreSQL statement text")
 struct PostgresStatementTextTests {
+    @Test("any SQL text, however malformed, is read to its end or refused with an error, never a trap")
+    func malformedTextNeverTraps() throws {
+        // Unterminated quotes, comments and dollar tags, a lone `:` or `$` at the end, digits after `$`: strings of
+        // the characters the scanner treats apart, cut anywhere. Each must come back as text or as the error for an
+        // unknown parameter; reaching the end of the loop is the proof that none traps.
+        let pieces = [
+            "'", "\"", "$", "$$", "$tag$", ":", "::", "?", "-", "--", "/", "/*", "*/", "*", "\n", "E'", "\\", "a",
+            "name", "1", "12", " ", "é", "\u{0}",
+        ]
+        var generator = SplitMix(seed: 0x5EED)
+        for _ in 0..<20_000 {
+            let count = Int(generator.next() % 12)
+            let sql = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            for questionMarks in [false, true] {
+                do {
+                    let text = try PostgresStatementText(sql, positionalCount: 1, questionMarks: questionMarks)
+                    // Without a parameter character the text goes out as it came.
+                    if !sql.contains(where: { ":?$".contains($0) }) {
+                        #expect(text.sql == sql, "\(sql.debugDescription) changed")
+                    }
+                } catch let error as DatabaseError {
+                    #expect(error.code == .unknownParameter, "\(sql.debugDescription): \(error)")
+                }
+            }
+        }
+    }
+
     @Test("named parameters become $n in order of first use; a repeated name is the same $n")
     func namedParameters() throws {
         let text = try PostgresStatementText(
@@ -78,5 +105,20 @@ struct PostgresStatementTextTests {
         let cell = PostgresCell(
             bytes: buffer, dataType: .numeric, format: .binary, columnName: "n", columnIndex: 0)
         return try PostgresCellReader.numericText(buffer, cell: cell)
+    }
+}
+
+/// A small deterministic random generator (SplitMix64), so that a failure repeats.
+private struct SplitMix {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
