@@ -12,6 +12,21 @@ package enum KeyMapping: Sendable {
         }
     }
 
+    /// The error of a row without the column that `key` maps to: `no column named "x" for key x; the row has "a",
+    /// "b"`, the same on every backend.
+    package func keyNotFound(
+        _ key: some CodingKey, codingPath: [any CodingKey], columns: [String]
+    ) -> DecodingError {
+        let names = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+        return DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription:
+                    "no column named \"\(name(for: key.stringValue))\" for key \(key.stringValue); the row has \(names)"
+            ))
+    }
+
     /// A tag for caches: mappings with equal tags map every key alike. Custom mappings are never cached.
     var cacheTag: Int? {
         switch self {

@@ -280,13 +280,7 @@ final class RowReader {
     }
 
     func keyNotFound(_ key: any CodingKey) -> DecodingError {
-        let column = mapping.name(for: key.stringValue)
-        let columns = statement.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
-        return DecodingError.keyNotFound(
-            key,
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "no column named \"\(column)\" for key \(key.stringValue); the row has \(columns)"))
+        mapping.keyNotFound(key, codingPath: codingPath, columns: statement.columnNames)
     }
 }
 

@@ -180,13 +180,7 @@ final class PostgresRowDecoding: Decoder {
 
     /// `no column named "x" for key x; the row has "a", "b"`.
     func keyNotFound(_ key: some CodingKey) -> DecodingError {
-        let column = mapping.name(for: key.stringValue)
-        let names = columns.names.map { "\"\($0)\"" }.joined(separator: ", ")
-        return DecodingError.keyNotFound(
-            key,
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "no column named \"\(column)\" for key \(key.stringValue); the row has \(names)"))
+        mapping.keyNotFound(key, codingPath: codingPath, columns: columns.names)
     }
 }
 
