@@ -160,6 +160,100 @@ struct PostgresRequestTests {
             #expect(left.map { $0.1?.name } == ["swift", "sql", nil])
         }
     }
+    /// A reaction to a tag: a third table whose `id` clashes with both others'.
+    struct Reaction: Model, Equatable {
+        static let tableName = "reaction"
+        var id: Int64?
+        var tagId: Int64
+        var emoji: String
+    }
+
+    @Test("a three-table join decodes triples, each model reading its own table's columns")
+    func threeTableJoin() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            try await pool.write { db in
+                try await db.execute(
+                    query: "CREATE TABLE tag (id bigserial PRIMARY KEY, \"noteId\" bigint NOT NULL, name text NOT NULL)"
+                )
+                try await db.execute(
+                    query: "CREATE TABLE reaction (id bigserial PRIMARY KEY, \"tagId\" bigint NOT NULL, emoji text)")
+                for (noteId, name) in [(Int64(1), "swift"), (1, "sql"), (3, "swift")] {
+                    try await db.insert(Tag(id: nil, noteId: noteId, name: name))
+                }
+                // Ids 1, 2, 3 of reaction point at tags 3, 1, 3: no row's ids agree across the three tables.
+                for (tagId, emoji) in [(Int64(3), "+1"), (1, "heart"), (3, "eyes")] {
+                    try await db.insert(Reaction(id: nil, tagId: tagId, emoji: emoji))
+                }
+            }
+            let request = Note.joining(Tag.self, on: Column("noteId", table: Tag.self) == Column("id"))
+                .joining(Reaction.self, on: Column("tagId", table: Reaction.self) == Column("id", table: Tag.self))
+                .order(Column("id", table: Reaction.self))
+            let rows = try await pool.read { db in try await db.fetchAll(request) }
+            #expect(rows.map { $0.0.id } == [3, 1, 3])
+            #expect(rows.map { $0.0.content } == ["note 3", "note 1", "note 3"])
+            #expect(
+                rows.map { $0.1 } == [
+                    Tag(id: 3, noteId: 3, name: "swift"), Tag(id: 1, noteId: 1, name: "swift"),
+                    Tag(id: 3, noteId: 3, name: "swift"),
+                ])
+            #expect(
+                rows.map { $0.2 } == [
+                    Reaction(id: 1, tagId: 3, emoji: "+1"), Reaction(id: 2, tagId: 1, emoji: "heart"),
+                    Reaction(id: 3, tagId: 3, emoji: "eyes"),
+                ])
+            let none = try await pool.read { db in
+                try await db.fetchAll(request.filter(Column("emoji", table: Reaction.self) == "none"))
+            }
+            #expect(none.isEmpty)
+        }
+    }
+
+    /// The note table read with a mood that must be an integer: every stored mood fails to decode.
+    struct NumericMoodNote: Model {
+        static let tableName = "note"
+        var id: Int64?
+        var mood: Int
+    }
+
+    @Test("deleteAndFetchAll and updateAndFetchAll return the rows they changed; a row that fails to decode rolls back")
+    func writesReturningRows() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seed(pool)
+            let (calmed, deleted) = try await pool.write { db in
+                (
+                    try await db.updateAndFetchAll(
+                        Note.filter(Column("mood") == "sad"), Column("mood").set(to: "calm")),
+                    try await db.deleteAndFetchAll(Note.filter(Column("id") > 4))
+                )
+            }
+            #expect(calmed.compactMap(\.id).sorted() == [2, 5])
+            #expect(calmed.allSatisfy { $0.mood == "calm" })
+            #expect(deleted.count == 1)
+            #expect(deleted.first?.id == 5)
+            #expect(deleted.first?.content == "note 5")
+            #expect(deleted.first?.createdAt == Date(timeIntervalSince1970: 1_700_000_000 + 4 * 86_400))
+
+            let decode = await #expect(throws: DecodingError.self) {
+                try await pool.write { db in
+                    try await db.updateAndFetchAll(NumericMoodNote.all(), Column("mood").set(to: "gone"))
+                }
+            }
+            #expect(decode != nil)
+            await #expect(throws: DecodingError.self) {
+                try await pool.write { db in try await db.deleteAndFetchAll(NumericMoodNote.all()) }
+            }
+            let after = try await pool.read { db in
+                try await db.fetchAll(String.self, Note.select(Column("mood")).order(Column("id")))
+            }
+            #expect(after == ["happy", "calm", "happy", "happy"])
+            let noAssignment = await #expect(throws: DatabaseError.self) {
+                try await pool.write { db in try await db.updateAndFetchAll(Note.all()) }
+            }
+            #expect(noAssignment?.code == .invalidArgument)
+        }
+    }
+
     @Test("deleteAll and updateAll change the request's rows and count them")
     func deleteAndUpdateAll() async throws {
         try await PostgresTestServer.withPool { pool in

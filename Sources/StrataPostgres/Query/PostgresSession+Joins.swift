@@ -11,12 +11,12 @@ extension PostgresSession {
     /// ```
     ///
     /// postgres-nio does not tell which table a result column comes from, so the SELECT puts the column
-    /// `NULL AS "strata_join_separator"` between the two tables' columns and each row is split there.
+    /// `NULL AS "strata_join_separator"` between two tables' columns and each row is split there.
     public func fetchAll<First: Model, Second: Model>(_ request: JoinRequest<First, Second>) async throws
         -> [(First, Second)]
     {
-        try await joinedRows(request.base) { first, second in
-            (try first.decode(First.self), try second.decode(Second.self))
+        try await joinedRows(request.base, tables: 2) { parts in
+            (try parts[0].decode(First.self), try parts[1].decode(Second.self))
         }
     }
 
@@ -29,8 +29,23 @@ extension PostgresSession {
     public func fetchAll<First: Model, Second: Model>(_ request: LeftJoinRequest<First, Second>) async throws
         -> [(First, Second?)]
     {
-        try await joinedRows(request.base) { first, second in
-            (try first.decode(First.self), second.isAllNull ? nil : try second.decode(Second.self))
+        try await joinedRows(request.base, tables: 2) { parts in
+            (try parts[0].decode(First.self), parts[1].isAllNull ? nil : try parts[1].decode(Second.self))
+        }
+    }
+
+    /// Every row of a three-table join request, as triples of models, each reading its own table's columns.
+    ///
+    /// ```swift
+    /// let rows = try await db.fetchAll(
+    ///     Note.joining(Tag.self, on: Column("noteId", table: Tag.self) == Column("id"))
+    ///         .joining(Author.self, on: Column("id", table: Author.self) == Column("authorId")))
+    /// ```
+    public func fetchAll<First: Model, Second: Model, Third: Model>(_ request: JoinRequest3<First, Second, Third>)
+        async throws -> [(First, Second, Third)]
+    {
+        try await joinedRows(request.base, tables: 3) { parts in
+            (try parts[0].decode(First.self), try parts[1].decode(Second.self), try parts[2].decode(Third.self))
         }
     }
 
@@ -39,26 +54,29 @@ extension PostgresSession {
     /// The name of the column between two tables' columns in a join's SELECT.
     static let joinSeparator = "strata_join_separator"
 
-    /// Runs the join SELECT of `request` and makes a value of each row's two parts.
+    /// Runs the join SELECT of `request` and makes a value of each row's parts, one per table, split at the
+    /// separator columns.
     private func joinedRows<Record: Model, Value>(
-        _ request: QueryRequest<Record>, _ make: (JoinedPart, JoinedPart) throws -> Value
+        _ request: QueryRequest<Record>, tables: Int, _ make: ([JoinedPart]) throws -> Value
     ) async throws -> [Value] {
         let statement = try statement(
             request.renderJoinSelect(separator: Self.joinSeparator, dialect: PostgresDialect()))
         let rows = try await collect(statement).rows
         guard let first = rows.first else { return [] }
         let names = first.map(\.columnName)
-        guard let separator = names.firstIndex(of: Self.joinSeparator) else {
+        let separators = names.indices.filter { names[$0] == Self.joinSeparator }
+        guard separators.count == tables - 1 else {
             throw DatabaseError(
-                code: .unknownColumn, message: "the joined row has no \(Self.joinSeparator) column", sql: statement.sql)
+                code: .unknownColumn,
+                message: "the joined row has \(separators.count) \(Self.joinSeparator) columns, not \(tables - 1)",
+                sql: statement.sql)
         }
-        let firstColumns = PostgresColumns(Array(names[..<separator]))
-        let secondColumns = PostgresColumns(Array(names[(separator + 1)...]))
+        // The columns of each table: from after one separator (or the start) to the next (or the end).
+        let bounds = zip([-1] + separators, separators + [names.count]).map { ($0 + 1)..<$1 }
+        let columns = bounds.map { PostgresColumns(Array(names[$0])) }
         return try rows.map { row in
             let cells = Array(row)
-            return try make(
-                JoinedPart(cells: Array(cells[..<separator]), columns: firstColumns),
-                JoinedPart(cells: Array(cells[(separator + 1)...]), columns: secondColumns))
+            return try make(zip(bounds, columns).map { JoinedPart(cells: Array(cells[$0]), columns: $1) })
         }
     }
 }

@@ -77,6 +77,19 @@ extension PostgresSession {
         try await collect(try statement(request.renderDelete(returning: false, dialect: PostgresDialect()))).changes
     }
 
+    /// Deletes the rows of `request` and returns them as they were (`DELETE ... RETURNING *`), as on SQLite.
+    ///
+    /// ```swift
+    /// let expired = try await db.deleteAndFetchAll(Note.filter(Column("mood") == "sad"))
+    /// ```
+    ///
+    /// The rows come back in no set order. A row that does not decode throws, and the `write` it runs in rolls the
+    /// delete back.
+    public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
+        let delete = try statement(request.renderDelete(returning: true, dialect: PostgresDialect()))
+        return try await decodeAll(Record.self, delete, decoder: RowDecoder())
+    }
+
     /// Sets `assignments` on the rows of `request`.
     ///
     /// ```swift
@@ -91,6 +104,24 @@ extension PostgresSession {
     {
         let update = try request.renderUpdate(assignments, returning: false, dialect: PostgresDialect())
         return try await collect(try statement(update)).changes
+    }
+
+    /// Sets `assignments` on the rows of `request` and returns them as they are after the update
+    /// (`UPDATE ... RETURNING *`), as on SQLite.
+    ///
+    /// ```swift
+    /// let calmed = try await db.updateAndFetchAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "calm"))
+    /// ```
+    ///
+    /// The rows come back in no set order. A row that does not decode throws, and the `write` it runs in rolls the
+    /// update back.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    public func updateAndFetchAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
+        async throws -> [Record]
+    {
+        let update = try request.renderUpdate(assignments, returning: true, dialect: PostgresDialect())
+        return try await decodeAll(Record.self, try statement(update), decoder: RowDecoder())
     }
 
     // MARK: Internal
