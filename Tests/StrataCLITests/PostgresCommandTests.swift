@@ -228,6 +228,34 @@ struct PostgresCommandTests {
         }
     }
 
+    @Test("a wrong password: one error line that does not show it, exit status 1")
+    func wrongPassword() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.copyExampleMigrations()
+        let server = try #require(
+            ProcessInfo.processInfo.environment["STRATA_POSTGRES_PASSWORD_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            "STRATA_POSTGRES_PASSWORD_URL is not set: a role that gives a password (see .ci/run)")
+        var components = try #require(URLComponents(string: server))
+        let right = try workspace.strataPostgres("query", "SELECT current_user AS u", "--database", server)
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(right.stdout.contains("strata_password"))
+        components.password = "not-the-password"
+        for arguments in [["migrate"], ["status"], ["query", "SELECT 1"]] {
+            let result = try CLIResult.run(
+                arguments + ["--database", try #require(components.string)], in: workspace.url,
+                binary: try PostgresCLI.requireBinary())
+            #expect(result.status == 1)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix(
+                    "error: PostgreSQL error 28P01: authentication failed for postgres://strata_password@"),
+                "\(result.stderr)")
+            #expect(result.stderr.contains("password authentication failed"), "\(result.stderr)")
+            #expect(!result.stderr.contains("not-the-password"))
+        }
+    }
+
     @Test("a database that does not exist: one error line and exit status 1")
     func missingDatabase() throws {
         let workspace = try CLIWorkspace()

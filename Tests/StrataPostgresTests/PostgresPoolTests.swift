@@ -149,6 +149,41 @@ struct PostgresPoolTests {
         }
     }
 
+    @Test("a wrong or missing password: authenticationFailed in one line, the password never shown")
+    func passwordAuthentication() async throws {
+        let url = try PostgresTestServer.requirePasswordURL()
+        var wrong = try #require(URLComponents(string: url))
+        wrong.password = "not-the-password"
+        var missing = wrong
+        missing.password = nil
+        let cases: [(url: String, text: String)] = [
+            (try #require(wrong.string), "password authentication failed for user \"strata_password\""),
+            (try #require(missing.string), "the server asks for a password and the URL has none"),
+        ]
+        for (url, text) in cases {
+            let pool = try PostgresPool(url: url, connections: 1)
+            let error = await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await pool.run() }
+                defer { group.cancelAll() }
+                return await #expect(throws: PostgresError.self) {
+                    try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
+                }
+            }
+            #expect(error?.code == .authenticationFailed, "\(url)")
+            #expect(error?.description.contains(text) == true, "\(String(describing: error))")
+            #expect(error?.description.contains("not-the-password") == false)
+            #expect(error?.description.contains("\n") == false)
+        }
+        // The right password connects.
+        let pool = try PostgresPool(url: url, connections: 1)
+        let user = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            return try await pool.read { db in try await db.fetchOne(String.self, query: "SELECT current_user") }
+        }
+        #expect(user == "strata_password")
+    }
+
     @Test("a URL that cannot be used throws invalidURL without its password")
     func badURL() throws {
         for url in ["mysql://u@h/db", "postgres://h/db", "postgres://u:secret@h/db?sslmode=sometimes", "not a url"] {

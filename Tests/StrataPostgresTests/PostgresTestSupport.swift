@@ -21,6 +21,15 @@ enum PostgresTestServer {
         try #require(url, "STRATA_POSTGRES_URL is not set: CI=true needs a PostgreSQL server (see .ci/run)")
     }
 
+    /// A URL of the same server for the role `strata_password`, which must give its password (`.ci/run` sets up
+    /// the role, a `pg_hba.conf` line asking it for a SCRAM password, and `STRATA_POSTGRES_PASSWORD_URL`), or a
+    /// recorded failure.
+    static func requirePasswordURL() throws -> String {
+        try #require(
+            ProcessInfo.processInfo.environment["STRATA_POSTGRES_PASSWORD_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            "STRATA_POSTGRES_PASSWORD_URL is not set: the password tests need a role that gives one (see .ci/run)")
+    }
+
     /// `url` with `parameter=value` added to its query.
     static func adding(_ parameter: String, _ value: String, to url: String) throws -> String {
         var components = try #require(URLComponents(string: url))
