@@ -44,10 +44,10 @@ public final class Database {
     @exclusivity(unchecked) var statementCache = StatementCache()
 
     /// SQL built for each record type, by type (see `RecordSQL`).
-    @exclusivity(unchecked) var recordSQLCache = TypeCache<RecordSQL>()
+    @exclusivity(unchecked) var recordSQLCache = TypeCache<RecordStatements>()
 
     /// The SQL of each record type that needs no instance: find, fetch all, delete by id (see `TableSQL`).
-    @exclusivity(unchecked) var tableSQLCache = TypeCache<TableSQL>()
+    @exclusivity(unchecked) var tableSQLCache = TypeCache<TableStatements>()
 
     private var savepointDepth = 0
 

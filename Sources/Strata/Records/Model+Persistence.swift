@@ -108,7 +108,7 @@ extension Database {
     /// - Returns: The plain statement that ran, nil when the row was read back.
     @discardableResult
     private func write<T: Model>(
-        _ model: inout T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
+        _ model: inout T, _ plain: RecordStatements.Kind, returning: RecordStatements.Kind, bind: GeneratedBinding<T>?
     ) throws -> Statement? {
         let (statement, keyIsNil, record) = try encodeWrite(model, plain, returning: returning, bind: bind)
         guard keyIsNil else {
@@ -130,8 +130,8 @@ extension Database {
     /// - Returns: The encoded statement, whether the key was nil (the statement is then `returning`), and the SQL of
     ///   the type.
     func encodeWrite<T: Model>(
-        _ model: T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
-    ) throws -> (statement: Statement, keyIsNil: Bool, record: RecordSQL) {
+        _ model: T, _ plain: RecordStatements.Kind, returning: RecordStatements.Kind, bind: GeneratedBinding<T>?
+    ) throws -> (statement: Statement, keyIsNil: Bool, record: RecordStatements) {
         var (statement, encoding, record) = try encodeRecord(
             model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         if encoding.watchedWasNull != record.lastKeyWasNil {
@@ -148,7 +148,7 @@ extension Database {
     /// `decoding` is the decoder of the last row read back, reused when it reads the same statement (a batch reads
     /// row after row with one); a new one is kept there otherwise.
     func readBack<T: Model>(
-        _ type: T.Type, from statement: Statement, _ record: RecordSQL, decoding kept: inout RowDecoding?
+        _ type: T.Type, from statement: Statement, _ record: RecordStatements, decoding kept: inout RowDecoding?
     ) throws -> T {
         defer { statement.reset() }
         guard try statement.advance() else {

@@ -28,7 +28,7 @@ package enum KeyMapping: Sendable {
     }
 
     /// A tag for caches: mappings with equal tags map every key alike. Custom mappings are never cached.
-    var cacheTag: Int? {
+    package var cacheTag: Int? {
         switch self {
         case .useDefaultKeys: 0
         case .snakeCase: 1
@@ -70,7 +70,7 @@ extension StatementEncoder {
         /// The closure returns the parameter name (without prefix) for a key.
         case custom(@Sendable (String) -> String)
 
-        var mapping: KeyMapping {
+        package var mapping: KeyMapping {
             switch self {
             case .useDefaultKeys: .useDefaultKeys
             case .convertToSnakeCase: .snakeCase
@@ -102,7 +102,8 @@ extension RowDecoder {
 
 extension ValueStrategies {
     /// These strategies with a coder's overrides applied; nil keeps the statement's.
-    func overridden(date: DateStrategy?, array: ArrayStrategy?, uuid: UUIDStrategy?) -> ValueStrategies {
+    @inlinable
+    package func overridden(date: DateStrategy?, array: ArrayStrategy?, uuid: UUIDStrategy?) -> ValueStrategies {
         ValueStrategies(date: date ?? self.date, array: array ?? self.array, uuid: uuid ?? self.uuid)
     }
 }

@@ -61,7 +61,7 @@ public struct LeftJoinRequest<First: Model, Second: Model>: Sendable {
 
 /// A request joining three models' tables: its rows decode into triples.
 public struct JoinRequest3<First: Model, Second: Model, Third: Model>: Sendable {
-    var base: QueryRequest<First>
+    package var base: QueryRequest<First>
 
     /// The request with `predicate` added.
     public func filter(_ predicate: some SQLSpecificExpressible) -> Self { Self(base: base.filter(predicate)) }
