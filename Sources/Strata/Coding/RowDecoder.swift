@@ -3,7 +3,7 @@ import Foundation
 extension RowDecoder {
     /// Decodes a `T` from the current row.
     ///
-    /// - Throws: `DecodingError` naming the column; ``DatabaseError`` when the row is stale or
+    /// - Throws: `DecodingError` naming the column; `DatabaseError` when the row is stale or
     ///   its database closed.
     public func decode<T: Decodable>(_ type: T.Type, from row: Row) throws -> T {
         try row.checkCurrent()

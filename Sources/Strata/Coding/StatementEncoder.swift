@@ -6,7 +6,7 @@ extension StatementEncoder {
     /// The statement is reset first, so rows read from it before are stale.
     ///
     /// - Throws: `EncodingError` when a parameter is left without a value or a value cannot be
-    ///   stored; ``DatabaseError`` when the database is closed.
+    ///   stored; `DatabaseError` when the database is closed.
     public func encode<T: Encodable>(_ value: T, to statement: Statement) throws {
         try encodePass(value, to: statement)
     }

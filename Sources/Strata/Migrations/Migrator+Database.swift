@@ -9,7 +9,7 @@ extension Migrator {
     /// }
     /// ```
     ///
-    /// Registering does not check the version; a duplicate or a gap is reported by ``validate()``
+    /// Registering does not check the version; a duplicate or a gap is reported by `validate()`
     /// and before any migration runs.
     public mutating func register(
         version: Int,
@@ -22,7 +22,7 @@ extension Migrator {
                 block: DatabaseMigrationBlock(body: migration)))
     }
 
-    /// Applies the pending migrations, in order, up to ``latestVersion``.
+    /// Applies the pending migrations, in order, up to `latestVersion`.
     ///
     /// ```swift
     /// let applied = try migrator.migrate(db)     // [] when the database is up to date
@@ -30,8 +30,8 @@ extension Migrator {
     ///
     /// - Returns: The versions this call applied. A version another connection applied meanwhile is
     ///   not in the list.
-    /// - Throws: ``DatabaseError/Code/migration`` for a gap or duplicate, a database newer than
-    ///   ``latestVersion``, or a failing migration (named in the message); nothing is applied after a
+    /// - Throws: `DatabaseError.Code.migration` for a gap or duplicate, a database newer than
+    ///   `latestVersion`, or a failing migration (named in the message); nothing is applied after a
     ///   failure, and the failing migration leaves the database as it was.
     @discardableResult
     public func migrate(_ db: Database) throws -> [Int] {
@@ -64,12 +64,12 @@ extension Migrator {
     /// try migrator.migrate(db, to: 2)
     /// ```
     ///
-    /// A database already at or past `targetVersion` (and not past ``latestVersion``) is left as it is:
+    /// A database already at or past `targetVersion` (and not past `latestVersion`) is left as it is:
     /// migrations are never undone.
     ///
     /// - Returns: The versions this call applied.
-    /// - Throws: ``DatabaseError/Code/migration`` when `targetVersion` is not between 0 and
-    ///   ``latestVersion``, and for the failures listed at `migrate(_:)`.
+    /// - Throws: `DatabaseError.Code.migration` when `targetVersion` is not between 0 and
+    ///   `latestVersion`, and for the failures listed at `migrate(_:)`.
     @discardableResult
     public func migrate(_ db: Database, to targetVersion: Int) throws -> [Int] {
         try validate()
@@ -127,10 +127,10 @@ extension Migrator {
     /// print(status.edited, status.missing)                           // [] []
     /// ```
     ///
-    /// It only reads: a database newer than ``latestVersion`` is reported (its extra versions in `missing`), not
+    /// It only reads: a database newer than `latestVersion` is reported (its extra versions in `missing`), not
     /// refused, and a history the database lacks is not written.
     ///
-    /// - Throws: ``DatabaseError/Code/migration`` for a gap or duplicate, or a `strata_migrations` table edited by
+    /// - Throws: `DatabaseError.Code.migration` for a gap or duplicate, or a `strata_migrations` table edited by
     ///   hand into something Strata does not write.
     public func status(of db: Database) throws -> MigrationStatus {
         try validate()

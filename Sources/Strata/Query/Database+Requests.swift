@@ -89,7 +89,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: The number of rows changed.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    /// - Throws: `DatabaseError.Code.invalidArgument` without assignments.
     @discardableResult
     public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...) throws
         -> Int
@@ -111,7 +111,7 @@ extension Database {
     ///
     /// - **A row that does not decode rolls the delete or update back**: the error is thrown and no row is changed.
     ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
+    /// - Throws: `DatabaseError.Code.invalidArgument` without assignments.
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func updateAndFetchAll<Record: Model>(
