@@ -298,7 +298,7 @@ final class ParameterWriter {
         if forRecord, let decimal = value as? Decimal, decimal.hasMoreDigitsThanAREAL {
             preciseDecimalParameters.append(target.index)
         }
-        try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key, value: value, isNull: stored.isNull) { try statement.bindStored(stored, at: $0) }
     }
 
     /// Binds NULL to `target`.
@@ -351,7 +351,7 @@ final class ParameterWriter {
         } catch {
             throw encodingError(error, value: value, key: key())
         }
-        try bind(target, key: key(), value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key(), value: value, isNull: stored.isNull) { try statement.bindStored(stored, at: $0) }
     }
 
     func encodingError(_ error: any Error, value: Any, key: (any CodingKey)?) -> any Error {

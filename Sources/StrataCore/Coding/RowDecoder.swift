@@ -44,8 +44,9 @@ public struct RowDecoder: Sendable {
     /// Whether a ``GeneratedRecord`` is read by its generated code: false only in tests that compare it with the
     /// type's `Codable` conformance, through the generic calls (the overloads for `GeneratedRecord` types, such as
     /// `fetchAll(_:query:)` on a concrete type, always use it).
-    package var usesGeneratedCode = true
+    @usableFromInline package var usesGeneratedCode = true
 
+    @inlinable
     public init() {}
 
     /// This decoder for rows of `T`: with the key strategy of `T` when `T` is a ``Model`` and no strategy was set

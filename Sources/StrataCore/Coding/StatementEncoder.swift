@@ -31,7 +31,8 @@ public struct StatementEncoder: Sendable {
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
     /// Whether a ``GeneratedRecord`` is bound by its generated code: false only in tests that compare it with the
     /// type's `Codable` conformance.
-    package var usesGeneratedCode = true
+    @usableFromInline package var usesGeneratedCode = true
 
+    @inlinable
     public init() {}
 }

@@ -38,6 +38,7 @@ extension Model {
     public static var keyEncodingStrategy: StatementEncoder.KeyEncodingStrategy { .useDefaultKeys }
 
     /// The column of the primary key: ``primaryKey`` through the key strategy.
+    @inlinable
     package static var primaryKeyColumn: String {
         keyEncodingStrategy.mapping.name(for: primaryKey)
     }
