@@ -14,7 +14,7 @@ public import Foundation
 /// let status = try migrator.status(of: db)         // currentVersion 3, applied [1, 2, 3], pending []
 /// ```
 ///
-/// Each migration is applied by ``Database/migrate(version:_:)``, so it inherits its guarantees: a
+/// Each migration is applied by `Database.migrate(version:_:)`, so it inherits its guarantees: a
 /// migration and its `user_version` bump commit together, a failure changes nothing, and
 /// processes that migrate one file at once apply each migration exactly once.
 ///
@@ -38,7 +38,7 @@ public struct Migrator: Sendable {
     public struct Migration: Sendable, CustomStringConvertible {
         /// The version the database has once the migration is applied.
         public let version: Int
-        /// The name given to ``Migrator/register(version:name:_:)``, or the description of a file name
+        /// The name given to `Migrator.register(version:name:_:)`, or the description of a file name
         /// (`create_note` for `0001_create_note.sql`).
         public let name: String
         /// The `.sql` file the migration runs, nil for a Swift block.
@@ -108,7 +108,7 @@ public struct Migrator: Sendable {
     /// try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
     /// ```
     ///
-    /// A file runs as one or more SQL statements (``Database/execute(query:)``), in the migration's
+    /// A file runs as one or more SQL statements (`Database.execute(query:)`), in the migration's
     /// transaction. Files are read now, so a missing or unreadable file fails here.
     ///
     /// - **Files that are not migrations are ignored.** Hidden files and files without the `.sql`

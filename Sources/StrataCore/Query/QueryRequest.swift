@@ -1,4 +1,4 @@
-/// A query on one model's table, built step by step and run by a ``Database`` method: nothing runs until then.
+/// A query on one model's table, built step by step and run by a `Database` method: nothing runs until then.
 ///
 /// ```swift
 /// let request = Note
