@@ -92,6 +92,7 @@ let package = Package(
         .target(
             name: "StrataPostgres",
             dependencies: [
+                // StrataCore, not Strata: the PostgreSQL backend never builds or links SQLite (CSQLite, libsqlite3).
                 "StrataCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
