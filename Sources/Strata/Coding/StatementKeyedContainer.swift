@@ -1,5 +1,5 @@
 /// The keyed container of a statement: each key binds the parameter it maps to, if any.
-struct StatementKeyedContainer<Key: CodingKey>: NilEncodingContainer {
+struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let writer: ParameterWriter
 
     var codingPath: [any CodingKey] { writer.codingPath }
@@ -38,7 +38,37 @@ struct StatementKeyedContainer<Key: CodingKey>: NilEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encodeValue(value, key) }
 
-    // Optionals: nil binds NULL, through the `encodeIfPresent` overloads of `NilEncodingContainer`.
+    // MARK: Optionals: nil binds NULL
+
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try integerIfPresent(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
 
     // MARK: Nesting
 
@@ -70,6 +100,16 @@ struct StatementKeyedContainer<Key: CodingKey>: NilEncodingContainer {
     private func integer(_ value: Int64, _ key: Key) throws {
         guard let target = writer.target(for: key) else { return }
         try writer.bindInteger(value, target, key: key)
+    }
+
+    @inline(__always)
+    private mutating func integerIfPresent<T: FixedWidthInteger>(_ value: T?, _ key: Key) throws {
+        if let value {
+            // Every width passed here fits in Int64.
+            try integer(Int64(truncatingIfNeeded: value), key)
+        } else {
+            try encodeNil(forKey: key)
+        }
     }
 
     private func unsupportedNesting(_ key: Key) -> EncodingError {

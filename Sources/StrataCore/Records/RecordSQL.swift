@@ -125,15 +125,31 @@ package final class KeyCollector: Encoder {
         if !keys.contains(key) { keys.append(key) }
     }
 
-    struct Container<Key: CodingKey>: NilEncodingContainer {
+    struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let collector: KeyCollector
         var codingPath: [any CodingKey] { [] }
 
         mutating func encodeNil(forKey key: Key) throws { collector.add(key.stringValue) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { collector.add(key.stringValue) }
+        // Every overload: the standard library's defaults for the concrete ones skip nil, and a
+        // nil optional is still a column.
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { add(key) }
+        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { add(key) }
 
-        // Every `encodeIfPresent` is `NilEncodingContainer`'s: the standard library's defaults for the concrete ones
-        // skip nil, and a nil optional is still a column.
+        private func add(_ key: Key) { collector.add(key.stringValue) }
 
         mutating func nestedContainer<NestedKey: CodingKey>(
             keyedBy keyType: NestedKey.Type, forKey key: Key

@@ -54,7 +54,7 @@ private final class ParameterCollector: Encoder {
 }
 
 /// The keyed container of a parameter set: each key sets the parameter its mapping names.
-private struct ParameterContainer<Key: CodingKey>: NilEncodingContainer {
+private struct ParameterContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     /// The encoder whose parameters this container sets.
     let collector: ParameterCollector
     var codingPath: [any CodingKey] { [] }
@@ -68,8 +68,27 @@ private struct ParameterContainer<Key: CodingKey>: NilEncodingContainer {
         collector.values[name(key)] = try PostgresValue.make(value)
     }
 
-    // Every `encodeIfPresent` is `NilEncodingContainer`'s: the standard library's defaults for the concrete ones skip
-    // nil, and a nil optional is NULL.
+    // Every overload: the standard library's defaults for the concrete ones skip nil, and a nil optional is NULL.
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try put(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try put(value, key) }
+
+    /// `value`, or NULL for nil.
+    private mutating func put<T: Encodable>(_ value: T?, _ key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>

@@ -57,7 +57,7 @@ struct StatementEncoderTests {
         #expect(ages == [36, nil])
     }
 
-    /// Every `encodeIfPresent` overload (`NilEncodingContainer`'s) binds NULL for a nil: none skips its parameter.
+    /// Every `encodeIfPresent` overload binds NULL for a nil: none skips its parameter.
     @Test func everyOptionalTypeBindsNullForNil() throws {
         struct Optionals: Encodable {
             var b: Bool?, s: String?, d: Double?, f: Float?, i: Int?, i8: Int8?, i16: Int16?, i32: Int32?, i64: Int64?
