@@ -49,9 +49,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
         ),
+        // What both backends share: values, errors, `Model`, requests and expressions, the SQL dialect seam, migration
+        // files and their validation. Never touches the SQLite C API, so StrataPostgres builds without libsqlite3.
+        .target(
+            name: "StrataCore",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Strata",
             dependencies: [
+                "StrataCore",
                 "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -85,7 +92,8 @@ let package = Package(
         .target(
             name: "StrataPostgres",
             dependencies: [
-                "Strata",
+                // StrataCore, not Strata: the PostgreSQL backend never builds or links SQLite (CSQLite, libsqlite3).
+                "StrataCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -113,7 +121,8 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataRecord", "strata-durability-child",
+                // StrataCore for the tests of what moved there (`@testable import StrataCore`).
+                "Strata", "StrataCore", "StrataRecord", "strata-durability-child",
                 // Only for the doc tests of the PostgreSQL examples in README.md and docs/PostgreSQL.md.
                 "StrataPostgres",
                 .product(name: "InMemoryLogging", package: "swift-log"),

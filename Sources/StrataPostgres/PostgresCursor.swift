@@ -1,5 +1,5 @@
 internal import PostgresNIO
-internal import Strata
+internal import StrataCore
 
 /// The rows of a query decoded one at a time as they arrive: an `AsyncSequence` read inside the session's body.
 ///

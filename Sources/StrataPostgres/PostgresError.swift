@@ -1,5 +1,5 @@
 internal import PostgresNIO
-internal import Strata
+internal import StrataCore
 
 /// An error PostgreSQL or the connection to it reported: what failed, PostgreSQL's SQLSTATE and message, and the SQL.
 ///

@@ -1,7 +1,7 @@
 public import Logging
 internal import PostgresNIO
 public import ServiceLifecycle
-internal import Strata
+internal import StrataCore
 
 /// Strata's PostgreSQL database: the same `Model` types and `QueryRequest`s as on SQLite, run on a pool of
 /// connections through postgres-nio's `PostgresClient`.

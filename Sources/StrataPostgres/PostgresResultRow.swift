@@ -1,5 +1,5 @@
 internal import PostgresNIO
-public import Strata
+public import StrataCore
 
 /// One row of a PostgreSQL result, read by column name, index or dynamic member, as Strata's `Row` on SQLite.
 ///

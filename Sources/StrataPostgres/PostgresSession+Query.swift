@@ -1,6 +1,6 @@
 import Foundation
 internal import PostgresNIO
-package import Strata
+package import StrataCore
 
 extension PostgresSession {
     /// What `strata query` prints of one statement: its rows as storable values, whether it returns rows at all (a

@@ -1,6 +1,6 @@
 internal import Logging
 internal import PostgresNIO
-public import Strata
+public import StrataCore
 
 /// One connection of a ``PostgresPool``, lent to the body of a `read` or `write`: the PostgreSQL counterpart of
 /// Strata's `Database`, with async calls.

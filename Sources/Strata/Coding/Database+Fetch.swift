@@ -7,10 +7,10 @@ extension Database {
     /// ```
     ///
     /// The statement is prepared once and cached on the connection. It always runs to its end: the rows of a
-    /// `RETURNING` clause are stepped through and discarded (``fetchAll(_:query:parameters:decoder:)-5frd6`` reads
+    /// `RETURNING` clause are stepped through and discarded (``fetchAll(_:query:parameters:decoder:)-2ly3p`` reads
     /// them).
     ///
-    /// - Throws: `EncodingError` when a parameter gets no value; ``DatabaseError`` when SQLite fails, such as a
+    /// - Throws: `EncodingError` when a parameter gets no value; `DatabaseError` when SQLite fails, such as a
     ///   constraint violation, with the SQL of the statement.
     ///
     /// See https://www.sqlite.org/c3ref/step.html
@@ -62,7 +62,7 @@ extension Database {
     }
 
     /// Every row of a one-column `query` as `T`, for types that are both `Decodable` and
-    /// ``DatabaseValueConvertible`` (`String`, `Int`, `Date`, ...): the column is read through the conversion.
+    /// `DatabaseValueConvertible` (`String`, `Int`, `Date`, ...): the column is read through the conversion.
     public func fetchAll<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
@@ -83,7 +83,7 @@ extension Database {
     /// - **A write runs to its end when only its first row is read.** An `INSERT`, `UPDATE` or `DELETE` with a
     ///   `RETURNING` clause writes every row, ``Database/changes`` counts them all, and a failure at its end (a
     ///   commit that cannot take its lock) is thrown rather than lost; when the first row does not decode, the
-    ///   changes are rolled back, as in ``fetchAll(_:query:parameters:decoder:)-5frd6``.
+    ///   changes are rolled back, as in ``fetchAll(_:query:parameters:decoder:)-2ly3p``.
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func fetchOne<T: Decodable>(

@@ -28,7 +28,7 @@ public final class FetchCursor<Element> {
 
     /// The next element, or nil when the rows are exhausted.
     ///
-    /// - Throws: ``DatabaseError`` when stepping fails, `DecodingError` when a row does not decode.
+    /// - Throws: `DatabaseError` when stepping fails, `DecodingError` when a row does not decode.
     public func next() throws -> Element? {
         try nextElement()
     }

@@ -66,11 +66,11 @@ struct StorableValue: Encodable, DatabaseValueConvertible {
 }
 
 extension StorableValue: StrategyAwareValue {
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         try value.storedValue(using: strategies)
     }
 
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         value = databaseValue
     }
 }

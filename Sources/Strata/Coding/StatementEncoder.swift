@@ -1,46 +1,12 @@
 import Foundation
 
-/// Encodes `Encodable` values into a statement's named parameters: each coding key binds the
-/// parameter of the same name.
-///
-/// ```swift
-/// let statement = try db.prepare(query: "INSERT INTO foo (b, c, d, e) VALUES (:b, :c, :d, :e)")
-/// try StatementEncoder().encode(foo, to: statement)
-/// try statement.perform()
-/// ```
-///
-/// - **Every parameter is bound by the value or the encode throws**: bindings are cleared
-///   first, so a value never runs with one left over from the statement's previous use.
-/// - Keys the statement has no parameter for are skipped.
-/// - `nil` binds NULL.
-/// - Nested structs, arrays, dictionaries and sets bind one column of JSON TEXT (or a binary
-///   property list under ``ArrayStrategy/bplist``); raw-value enums bind their raw value.
-/// - A dictionary is a parameter set: `["age": 30]` binds `:age`.
-///
-/// Errors are `EncodingError`s with the coding path and a message naming the parameter.
-public struct StatementEncoder: Sendable {
-    /// How coding keys become parameter names. `.useDefaultKeys` by default.
-    public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
-    /// Overrides the statement's date strategy.
-    public var dateStrategy: DateStrategy?
-    /// Overrides the statement's array strategy.
-    public var arrayStrategy: ArrayStrategy?
-    /// Overrides the statement's UUID strategy.
-    public var uuidStrategy: UUIDStrategy?
-    /// Contextual information for custom `encode(to:)` implementations.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
-    /// Whether a ``GeneratedRecord`` is bound by its generated code: false only in tests that compare it with the
-    /// type's `Codable` conformance.
-    var usesGeneratedCode = true
-
-    public init() {}
-
+extension StatementEncoder {
     /// Binds the parameters of `statement` from `value`.
     ///
     /// The statement is reset first, so rows read from it before are stale.
     ///
     /// - Throws: `EncodingError` when a parameter is left without a value or a value cannot be
-    ///   stored; ``DatabaseError`` when the database is closed.
+    ///   stored; `DatabaseError` when the database is closed.
     public func encode<T: Encodable>(_ value: T, to statement: Statement) throws {
         try encodePass(value, to: statement)
     }
@@ -332,7 +298,7 @@ final class ParameterWriter {
         if forRecord, let decimal = value as? Decimal, decimal.hasMoreDigitsThanAREAL {
             preciseDecimalParameters.append(target.index)
         }
-        try bind(target, key: key, value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key, value: value, isNull: stored.isNull) { try statement.bindStored(stored, at: $0) }
     }
 
     /// Binds NULL to `target`.
@@ -385,7 +351,7 @@ final class ParameterWriter {
         } catch {
             throw encodingError(error, value: value, key: key())
         }
-        try bind(target, key: key(), value: value, isNull: stored == .null) { try statement.bindStored(stored, at: $0) }
+        try bind(target, key: key(), value: value, isNull: stored.isNull) { try statement.bindStored(stored, at: $0) }
     }
 
     func encodingError(_ error: any Error, value: Any, key: (any CodingKey)?) -> any Error {
@@ -398,51 +364,6 @@ final class ParameterWriter {
                 codingPath: path, debugDescription: databaseError.description + parameter,
                 underlyingError: databaseError))
     }
-}
-
-/// Swallows the elements of a list that cannot be bound; the encoder already recorded the failure.
-struct DiscardingUnkeyedContainer: UnkeyedEncodingContainer {
-    let codingPath: [any CodingKey]
-    var count = 0
-
-    mutating func encodeNil() throws { count += 1 }
-    mutating func encode<T: Encodable>(_ value: T) throws { count += 1 }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type
-    ) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>(codingPath: codingPath))
-    }
-
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
-
-    mutating func superEncoder() -> any Encoder {
-        ColumnEncoder(strategies: ValueStrategies(), codingPath: codingPath, userInfo: [:])
-    }
-}
-
-/// Swallows a nested keyed value whose column is encoded as a whole elsewhere.
-struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let codingPath: [any CodingKey]
-
-    mutating func encodeNil(forKey key: Key) throws {}
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
-    ) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>(codingPath: codingPath + [key]))
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        DiscardingUnkeyedContainer(codingPath: codingPath + [key])
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        ColumnEncoder(strategies: ValueStrategies(), codingPath: codingPath, userInfo: [:])
-    }
-
-    mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder() }
 }
 
 /// A list of values given as a statement's parameters, bound in order.

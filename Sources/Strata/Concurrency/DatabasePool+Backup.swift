@@ -29,9 +29,9 @@ extension DatabasePool {
     ///     pause (to spread the backup's I/O over time) or throw to stop the backup: the error is rethrown and nothing
     ///     is left at `path`.
     /// - Returns: The final progress, which counts the pages copied.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` for a destination that is refused and for `pagesPerStep` 0;
-    ///   a ``DatabaseError`` from SQLite when the copy fails; the error `progress` throws;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled.
+    /// - Throws: `DatabaseError.Code.invalidArgument` for a destination that is refused and for `pagesPerStep` 0;
+    ///   a `DatabaseError` from SQLite when the copy fails; the error `progress` throws;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled.
     ///
     /// See https://www.sqlite.org/backup.html
     @discardableResult

@@ -63,8 +63,8 @@ public final class DatabasePool: Sendable {
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
     ///     (use ``writeWithoutTransaction(_:)``).
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` for an in-memory path or fewer than one reader; a
-    ///   ``DatabaseError`` when the file cannot be opened or kept in WAL mode; the error `configure` throws.
+    /// - Throws: `DatabaseError.Code.invalidArgument` for an in-memory path or fewer than one reader; a
+    ///   `DatabaseError` when the file cannot be opened or kept in WAL mode; the error `configure` throws.
     public init(
         path: String,
         readers: Int = 4,
@@ -128,8 +128,8 @@ public final class DatabasePool: Sendable {
     ///
     /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
     ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
-    /// - Throws: The error of `body`; a ``DatabaseError`` when the transaction cannot begin or commit;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    /// - Throws: The error of `body`; a `DatabaseError` when the transaction cannot begin or commit;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled
     ///   while it waits for the writer.
     @discardableResult
     @concurrent
@@ -148,8 +148,8 @@ public final class DatabasePool: Sendable {
     ///
     /// Each statement commits on its own. **A transaction `body` leaves open is rolled back**, and the call throws.
     ///
-    /// - Throws: The error of `body`; ``DatabaseError/Code/invalidArgument`` when `body` left a transaction open;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    /// - Throws: The error of `body`; `DatabaseError.Code.invalidArgument` when `body` left a transaction open;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled
     ///   while it waits for the writer.
     @discardableResult
     @concurrent
@@ -193,9 +193,9 @@ public final class DatabasePool: Sendable {
     ///     nil (the default) commits only for this pool's waiting work and at the end.
     ///   - body: One step: the connection, a flag to set when the work is done, and whether this call is the first
     ///     of a transaction.
-    /// - Throws: The error of `body`; a ``DatabaseError`` when a transaction cannot begin or commit;
-    ///   ``DatabaseError/Code/invalidArgument`` for a duration that is not positive;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled.
+    /// - Throws: The error of `body`; a `DatabaseError` when a transaction cannot begin or commit;
+    ///   `DatabaseError.Code.invalidArgument` for a duration that is not positive;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled.
     @concurrent
     public func pausableWrite(
         maxTransactionDuration: Duration? = nil,
@@ -212,11 +212,11 @@ public final class DatabasePool: Sendable {
     ///
     /// **All the statements of one read see the same snapshot**: the database as it was committed when the read
     /// began, whatever the writer does meanwhile. **A read never waits for the writer.** Reader connections are
-    /// read-only: a write in `body` throws ``ResultCode/readOnly``.
+    /// read-only: a write in `body` throws `ResultCode.readOnly`.
     ///
     /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
     ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
-    /// - Throws: The error of `body`; ``DatabaseError/Code/connectionClosed`` after ``close()``;
+    /// - Throws: The error of `body`; `DatabaseError.Code.connectionClosed` after ``close()``;
     ///   `CancellationError` when the task is cancelled while it waits for a reader.
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
@@ -225,7 +225,7 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    /// Closes the pool: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for
+    /// Closes the pool: **new work throws `DatabaseError.Code.connectionClosed` at once, work already asked for
     /// finishes, then every connection closes.**
     ///
     /// Calling it again, or from several tasks, is safe: each call returns once everything is closed.
@@ -244,7 +244,7 @@ public final class DatabasePool: Sendable {
         writer.waitingCount
     }
 
-    /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``,
+    /// Whether ``close()`` has been called: from then on new work throws `DatabaseError.Code.connectionClosed`,
     /// though work asked for before may still be finishing.
     public var isClosed: Bool {
         writer.isClosed

@@ -23,9 +23,9 @@ extension DatabaseQueue {
     ///   - progress: Awaited after each step, the last time with ``BackupProgress/remainingPages`` 0. Throw to stop
     ///     the backup: the error is rethrown and nothing is left at `path`.
     /// - Returns: The final progress, which counts the pages copied.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` for a destination that is refused and for `pagesPerStep` 0;
-    ///   a ``DatabaseError`` from SQLite when the copy fails; the error `progress` throws;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled.
+    /// - Throws: `DatabaseError.Code.invalidArgument` for a destination that is refused and for `pagesPerStep` 0;
+    ///   a `DatabaseError` from SQLite when the copy fails; the error `progress` throws;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled.
     ///
     /// See https://www.sqlite.org/backup.html
     @discardableResult

@@ -44,7 +44,7 @@ public final class DatabaseQueue: Sendable {
     ///   - observability: What the queue reports: its statements (logs, spans, metrics), and each `read` and `write`
     ///     as a span with the queue's metrics (see ``DatabaseObservability``). Nothing by default.
     ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there.
-    /// - Throws: A ``DatabaseError`` when the file cannot be opened; the error `configure` throws.
+    /// - Throws: A `DatabaseError` when the file cannot be opened; the error `configure` throws.
     public init(
         path: String, synchronous: SynchronousMode = .full,
         observability: DatabaseObservability = DatabaseObservability(),
@@ -84,8 +84,8 @@ public final class DatabaseQueue: Sendable {
     ///
     /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
     ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
-    /// - Throws: The error of `body`; a ``DatabaseError`` when the transaction cannot begin or commit;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    /// - Throws: The error of `body`; a `DatabaseError` when the transaction cannot begin or commit;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled
     ///   while it waits for its turn.
     @discardableResult
     @concurrent
@@ -104,8 +104,8 @@ public final class DatabaseQueue: Sendable {
     ///
     /// Each statement commits on its own. **A transaction `body` leaves open is rolled back**, and the call throws.
     ///
-    /// - Throws: The error of `body`; ``DatabaseError/Code/invalidArgument`` when `body` left a transaction open;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled
+    /// - Throws: The error of `body`; `DatabaseError.Code.invalidArgument` when `body` left a transaction open;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled
     ///   while it waits for its turn.
     @discardableResult
     @concurrent
@@ -149,9 +149,9 @@ public final class DatabaseQueue: Sendable {
     ///     nil (the default) commits only for this queue's waiting work and at the end.
     ///   - body: One step: the connection, a flag to set when the work is done, and whether this call is the first
     ///     of a transaction.
-    /// - Throws: The error of `body`; a ``DatabaseError`` when a transaction cannot begin or commit;
-    ///   ``DatabaseError/Code/invalidArgument`` for a duration that is not positive;
-    ///   ``DatabaseError/Code/connectionClosed`` after ``close()``; `CancellationError` when the task is cancelled.
+    /// - Throws: The error of `body`; a `DatabaseError` when a transaction cannot begin or commit;
+    ///   `DatabaseError.Code.invalidArgument` for a duration that is not positive;
+    ///   `DatabaseError.Code.connectionClosed` after ``close()``; `CancellationError` when the task is cancelled.
     @concurrent
     public func pausableWrite(
         maxTransactionDuration: Duration? = nil,
@@ -161,7 +161,7 @@ public final class DatabaseQueue: Sendable {
     }
 
     /// Runs `body` in a transaction with writes refused: **all its statements see the same data, and a write in
-    /// `body` throws ``ResultCode/readOnly``**, as it would on a ``DatabasePool`` reader.
+    /// `body` throws `ResultCode.readOnly`**, as it would on a ``DatabasePool`` reader.
     ///
     /// ```swift
     /// let count = try await queue.read { db in try db.fetchOne(Int.self, query: "SELECT count(*) FROM note") }
@@ -169,7 +169,7 @@ public final class DatabaseQueue: Sendable {
     ///
     /// - Returns: What `body` returns. It crosses threads, so it is `Sendable`: a `Row`, `Statement` or the
     ///   `Database` itself cannot leave the block, which keeps the connection on its own thread.
-    /// - Throws: The error of `body`; ``DatabaseError/Code/connectionClosed`` after ``close()``;
+    /// - Throws: The error of `body`; `DatabaseError.Code.connectionClosed` after ``close()``;
     ///   `CancellationError` when the task is cancelled while it waits for its turn.
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) throws -> Output) async throws -> Output {
@@ -183,13 +183,13 @@ public final class DatabaseQueue: Sendable {
         connection.waitingCount
     }
 
-    /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``,
+    /// Whether ``close()`` has been called: from then on new work throws `DatabaseError.Code.connectionClosed`,
     /// though work asked for before may still be finishing.
     public var isClosed: Bool {
         connection.isClosed
     }
 
-    /// Closes the queue: **new work throws ``DatabaseError/Code/connectionClosed`` at once, work already asked for
+    /// Closes the queue: **new work throws `DatabaseError.Code.connectionClosed` at once, work already asked for
     /// finishes, then the connection closes.**
     ///
     /// Calling it again, or from several tasks, is safe: each call returns once the connection is closed.

@@ -14,7 +14,7 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// Closes the connections once the work asked for has finished.
     func close() async
 
-    /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``.
+    /// Whether ``close()`` has been called: from then on new work throws `DatabaseError.Code.connectionClosed`.
     var isClosed: Bool { get }
 }
 

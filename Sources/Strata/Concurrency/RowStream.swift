@@ -28,7 +28,7 @@
 ///   transaction refuses writes (`PRAGMA query_only`), and `BEGIN`, `COMMIT` and `ROLLBACK` are refused on both.
 /// - Waiting for a connection is waiting for a read: in turn with the other reads, suspended, holding no thread. A
 ///   stream being iterated is work in flight for `close()`, which waits for it to end; an iteration that has not
-///   begun when `close()` is called throws ``DatabaseError/Code/connectionClosed``.
+///   begun when `close()` is called throws `DatabaseError.Code.connectionClosed`.
 /// - On a ``DatabaseQueue`` the stream holds the queue's only connection: every other read and write waits until the
 ///   iteration ends. Use a ``DatabasePool`` to stream while others read and write.
 /// - **Inside the loop, do not wait for a connection the stream may be holding**: a `read` or `write` on the same
@@ -72,8 +72,8 @@ public struct RowStream<Element: Sendable>: AsyncSequence, Sendable {
         /// The next row, or nil once the rows are exhausted; reads the next few rows when none is left from the
         /// last batch.
         ///
-        /// - Throws: `CancellationError` once the task is cancelled; ``DatabaseError/Code/connectionClosed`` when
-        ///   the pool or queue was closed before the iteration began; the ``DatabaseError`` of a failing statement;
+        /// - Throws: `CancellationError` once the task is cancelled; `DatabaseError.Code.connectionClosed` when
+        ///   the pool or queue was closed before the iteration began; the `DatabaseError` of a failing statement;
         ///   the error of a row that does not decode.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(any Error)
             -> Element?

@@ -73,10 +73,10 @@ extension Database {
     ///   - progress: Called after each step, **the last time with ``BackupProgress/remainingPages`` 0**. Throw to
     ///     stop the backup: the error is rethrown and nothing is left at `path`.
     /// - Returns: The final progress, which counts the pages copied.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` for a destination that is refused (its folder missing, the
+    /// - Throws: `DatabaseError.Code.invalidArgument` for a destination that is refused (its folder missing, the
     ///   source's own file, a file already there without `overwrite`, a folder, a `-wal` or `-journal` file beside
-    ///   it), for `pagesPerStep` 0, and inside a write transaction; a ``DatabaseError`` from SQLite when the copy
-    ///   fails (a full disk, an unreadable page); ``DatabaseError/Code/connectionClosed`` when the database is closed,
+    ///   it), for `pagesPerStep` 0, and inside a write transaction; a `DatabaseError` from SQLite when the copy
+    ///   fails (a full disk, an unreadable page); `DatabaseError.Code.connectionClosed` when the database is closed,
     ///   before or during the backup; the error `progress` throws.
     /// - Complexity: O(pages of the database); the steps hold only a page at a time in memory.
     ///

@@ -21,7 +21,7 @@ extension Database {
     ///   - deterministic: Whether the same arguments always give the same result, which lets SQLite use the
     ///     function in an index or a `CHECK` and call it once per statement where it can. False by default.
     ///   - body: Computes the result from the arguments; it runs on the connection's thread, inside a statement.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` for an empty name or an argument count out of range.
+    /// - Throws: `DatabaseError.Code.invalidArgument` for an empty name or an argument count out of range.
     ///
     /// See https://www.sqlite.org/c3ref/create_function.html
     public func createFunction(

@@ -33,8 +33,8 @@ extension Database {
     ///   - maxDuration: How long one transaction may run; it commits after the step that passes it.
     ///   - body: One step: the connection, a flag to set when the work is done, and whether this step is the first
     ///     of a transaction.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` inside a transaction (nothing runs) or for a duration that
-    ///   is not positive; the error of `body`; a ``DatabaseError`` when a transaction cannot begin or commit;
+    /// - Throws: `DatabaseError.Code.invalidArgument` inside a transaction (nothing runs) or for a duration that
+    ///   is not positive; the error of `body`; a `DatabaseError` when a transaction cannot begin or commit;
     ///   `CancellationError` when the task was cancelled.
     ///
     /// See https://www.sqlite.org/lang_transaction.html

@@ -66,7 +66,7 @@ extension Database {
 
     /// Sets ``userVersion``, for example to baseline an existing database before its first migration.
     ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` outside the 32-bit signed range SQLite stores.
+    /// - Throws: `DatabaseError.Code.invalidArgument` outside the 32-bit signed range SQLite stores.
     public func setUserVersion(_ version: Int) throws {
         guard let version32 = Int32(exactly: version) else {
             throw DatabaseError(code: .invalidArgument, message: "user_version \(version) is outside the 32-bit range")
@@ -87,7 +87,7 @@ extension Database {
 
     /// Changes the journal mode.
     ///
-    /// - Throws: ``DatabaseError`` when SQLite keeps another mode, as an in-memory database does for `.wal`.
+    /// - Throws: `DatabaseError` when SQLite keeps another mode, as an in-memory database does for `.wal`.
     public func setJournalMode(_ mode: JournalMode) throws {
         let statement = try prepare(query: "PRAGMA journal_mode = \(mode.rawValue)")
         let result: String = try statement.singleValue()
@@ -131,7 +131,7 @@ extension Database {
 
     /// Turns foreign key enforcement on or off.
     ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` inside a transaction, where SQLite ignores the change.
+    /// - Throws: `DatabaseError.Code.invalidArgument` inside a transaction, where SQLite ignores the change.
     public func setForeignKeys(_ enabled: Bool) throws {
         try execute(query: "PRAGMA foreign_keys = \(enabled ? "ON" : "OFF")")
         guard try foreignKeys == enabled else {

@@ -16,7 +16,7 @@ extension Database {
     /// Inside another transaction it runs in a savepoint, which rolls back on its own.
     ///
     /// **`BEGIN`, `COMMIT` and `ROLLBACK` are refused inside `body`**: they throw
-    /// ``DatabaseError/Code/invalidArgument`` and the transaction rolls back, so nothing `body` wrote is
+    /// `DatabaseError.Code.invalidArgument` and the transaction rolls back, so nothing `body` wrote is
     /// committed behind the caller's back. Nest `transaction` for a savepoint.
     ///
     /// ```swift
@@ -27,7 +27,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: What `body` returns.
-    /// - Throws: The error of `body`, or a ``DatabaseError`` when the transaction cannot begin or commit
+    /// - Throws: The error of `body`, or a `DatabaseError` when the transaction cannot begin or commit
     ///   (then it is rolled back too).
     @discardableResult
     public func transaction<Result>(
@@ -51,7 +51,7 @@ extension Database {
 
     /// Begins a transaction. Use ``transaction(_:_:)`` where you can: it never leaves one open.
     ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` when a transaction is already open.
+    /// - Throws: `DatabaseError.Code.invalidArgument` when a transaction is already open.
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
         guard !isInTransaction else {
             throw DatabaseError(

@@ -44,10 +44,10 @@ public final class Database {
     @exclusivity(unchecked) var statementCache = StatementCache()
 
     /// SQL built for each record type, by type (see `RecordSQL`).
-    @exclusivity(unchecked) var recordSQLCache = TypeCache<RecordSQL>()
+    @exclusivity(unchecked) var recordSQLCache = TypeCache<RecordStatements>()
 
     /// The SQL of each record type that needs no instance: find, fetch all, delete by id (see `TableSQL`).
-    @exclusivity(unchecked) var tableSQLCache = TypeCache<TableSQL>()
+    @exclusivity(unchecked) var tableSQLCache = TypeCache<TableStatements>()
 
     private var savepointDepth = 0
 
@@ -59,7 +59,7 @@ public final class Database {
     /// `busyTimeout` is set before anything takes a lock: opening a file that another process is
     /// migrating or switching to WAL waits up to that long, as every later statement does.
     ///
-    /// - Throws: ``DatabaseError`` when the file cannot be opened or is not a database.
+    /// - Throws: `DatabaseError` when the file cannot be opened or is not a database.
     public init(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 5) throws {
         self.path = path
         self.isReadOnly = readOnly
@@ -111,10 +111,10 @@ public final class Database {
     @exclusivity(unchecked) var closeWasRefused = false
 
     /// Closes the connection now. Safe to call twice; statements still alive throw
-    /// ``DatabaseError/Code/connectionClosed`` from then on.
+    /// `DatabaseError.Code.connectionClosed` from then on.
     ///
     /// **Inside a ``DatabasePool`` or ``DatabaseQueue`` block, the connection stays open and the block
-    /// throws** ``DatabaseError/Code/invalidArgument`` (a write rolls back): the pool owns its connections
+    /// throws** `DatabaseError.Code.invalidArgument` (a write rolls back): the pool owns its connections
     /// and closes them in its own `close()`.
     public func close() {
         if isOwnedByPool {
@@ -152,7 +152,7 @@ public final class Database {
     ///     """)
     /// ```
     ///
-    /// - Throws: ``DatabaseError`` naming the statement that failed.
+    /// - Throws: `DatabaseError` naming the statement that failed.
     public func execute(query: String) throws {
         let connection = try openHandle(sql: query)
         try checkNoNULCharacter(in: query)
@@ -195,7 +195,7 @@ public final class Database {
     ///
     /// The statement takes the database's date, array and UUID strategies.
     ///
-    /// - Throws: ``DatabaseError`` for malformed SQL, and for text holding more than one statement.
+    /// - Throws: `DatabaseError` for malformed SQL, and for text holding more than one statement.
     ///
     /// See https://www.sqlite.org/c3ref/prepare.html
     public func prepare(query: String) throws -> Statement {
@@ -204,7 +204,7 @@ public final class Database {
 
     /// The rowid of the most recent successful INSERT on this connection, 0 when there was none.
     ///
-    /// - Throws: ``DatabaseError/Code/connectionClosed`` after ``close()``, as every other read of the
+    /// - Throws: `DatabaseError.Code.connectionClosed` after ``close()``, as every other read of the
     ///   connection's state does.
     ///
     /// See https://www.sqlite.org/c3ref/last_insert_rowid.html
@@ -214,7 +214,7 @@ public final class Database {
 
     /// The rows changed by the most recent INSERT, UPDATE or DELETE.
     ///
-    /// - Throws: ``DatabaseError/Code/connectionClosed`` after ``close()``.
+    /// - Throws: `DatabaseError.Code.connectionClosed` after ``close()``.
     ///
     /// See https://www.sqlite.org/c3ref/changes.html
     public var changes: Int {
@@ -223,7 +223,7 @@ public final class Database {
 
     /// The rows changed since the connection opened.
     ///
-    /// - Throws: ``DatabaseError/Code/connectionClosed`` after ``close()``.
+    /// - Throws: `DatabaseError.Code.connectionClosed` after ``close()``.
     public var totalChanges: Int {
         get throws { Int(sqlite3_total_changes64(try openHandle())) }
     }
@@ -234,7 +234,7 @@ public final class Database {
     }
 
     /// How long a statement waits for a lock held by another connection before failing with
-    /// ``ResultCode/busy``, in seconds. Five seconds by default; 0 fails at once.
+    /// `ResultCode.busy`, in seconds. Five seconds by default; 0 fails at once.
     ///
     /// See https://www.sqlite.org/c3ref/busy_timeout.html
     public var busyTimeout: TimeInterval {

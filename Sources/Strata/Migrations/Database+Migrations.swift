@@ -21,13 +21,13 @@ extension Database {
     ///   (or the process dies before the commit), the transaction rolls back.
     /// - **An applied version is skipped.** When `userVersion >= version`, the block does not run.
     /// - **An out-of-order version throws.** Versions start at 1 and go up by one: applying 3 to a
-    ///   database at version 1 throws ``DatabaseError/Code/migration``.
+    ///   database at version 1 throws `DatabaseError.Code.migration`.
     /// - **Concurrent migrators apply a migration once.** `BEGIN IMMEDIATE` takes the write lock,
     ///   waiting up to ``busyTimeout`` for another connection or process that migrates the same file,
     ///   and `user_version` is read again under the lock: the one that waited sees the work done.
     /// - **A foreign key violation rolls the migration back.** Foreign key checks are deferred while
     ///   the block runs, then `PRAGMA foreign_key_check` runs before the commit; a violation throws
-    ///   ``DatabaseError/Code/migration`` naming the table.
+    ///   `DatabaseError.Code.migration` naming the table.
     /// - **A migration cannot end its transaction.** `BEGIN`, `COMMIT` and `ROLLBACK` are refused
     ///   when a migration prepares them, so the step fails and rolls back whole, version included.
     /// - **Inside a transaction, a migration is a savepoint.** Called inside ``transaction(_:_:)``
@@ -38,9 +38,9 @@ extension Database {
     ///   - version: The version the database has once the migration is applied, from 1.
     ///   - migration: The schema changes. It receives this database.
     /// - Returns: Whether the migration ran: false when the database already had `version`.
-    /// - Throws: The error of `migration`; ``DatabaseError/Code/migration`` for a version out of
-    ///   order or a foreign key violation; a ``DatabaseError`` from SQLite, such as
-    ///   ``ResultCode/busy`` when another writer holds the lock longer than ``busyTimeout``.
+    /// - Throws: The error of `migration`; `DatabaseError.Code.migration` for a version out of
+    ///   order or a foreign key violation; a `DatabaseError` from SQLite, such as
+    ///   `ResultCode.busy` when another writer holds the lock longer than ``busyTimeout``.
     ///
     /// See https://www.sqlite.org/pragma.html#pragma_user_version and
     /// https://www.sqlite.org/lang_transaction.html

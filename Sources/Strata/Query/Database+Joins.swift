@@ -14,7 +14,7 @@ extension Database {
     /// table is one model's, and a column name that repeats within a run starts the next model's, so a self-join
     /// (`SELECT a.*, b.* FROM note a JOIN note b ...`) splits between its two aliases.
     ///
-    /// - Throws: ``DatabaseError/Code/unknownColumn`` when the row has no columns of a model's table.
+    /// - Throws: `DatabaseError.Code.unknownColumn` when the row has no columns of a model's table.
     public func fetchAll<First: Model, Second: Model>(
         _ first: First.Type, _ second: Second.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> [(First, Second)] {

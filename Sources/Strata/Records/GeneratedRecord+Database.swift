@@ -138,7 +138,7 @@ extension Database {
     ///   a nil primary key (this one's, or the last write's of the type, so that a batch of new models binds once
     ///   each), or a key the statement has no parameter for.
     func writeGenerated<T: GeneratedRecord>(
-        _ model: T, _ kind: RecordSQL.Kind, bind: GeneratedBinding<T>
+        _ model: T, _ kind: RecordStatements.Kind, bind: GeneratedBinding<T>
     ) throws -> Statement? {
         let record = try recordSQL(for: T.self)
         let watched = kind == .update ? 0 : record.insertPrimaryKeyParameter

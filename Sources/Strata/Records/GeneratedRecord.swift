@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A ``Model`` whose rows and parameters are read and written by code that the `@Table` macro generated
+/// A `Model` whose rows and parameters are read and written by code that the `@Table` macro generated
 /// (`import StrataRecord`), column by index, instead of through `Codable`'s keyed containers.
 ///
 /// You do not conform to it by hand: `@Table("note")` on a struct writes the conformance. `RowDecoder`,
@@ -23,7 +23,7 @@ public protocol GeneratedRecord: Model {
 /// The row a generated record reads, column by the position of its key in ``GeneratedRecord/recordKeys``.
 ///
 /// The columns were looked up by name once for the statement, through the decoder's key strategy; each read is
-/// what the keyed container of ``RowDecoder`` does for the same key and type: a missing column is an error, or
+/// what the keyed container of `RowDecoder` does for the same key and type: a missing column is an error, or
 /// nil for an optional; NULL is nil for an optional; errors name the column, the stored type and the expected type.
 public struct RecordRow {
     let reader: RowReader
@@ -112,7 +112,7 @@ public struct RecordRow {
 /// The parameters a generated record binds, by the position of its key in ``GeneratedRecord/recordKeys``.
 ///
 /// The parameters were looked up by name once for the statement; each bind is what the keyed container of
-/// ``StatementEncoder`` does for the same key and value: a key the statement has no parameter for is skipped,
+/// `StatementEncoder` does for the same key and value: a key the statement has no parameter for is skipped,
 /// nil binds NULL, nested values bind JSON, errors name the parameter.
 public struct RecordParameters {
     let writer: ParameterWriter

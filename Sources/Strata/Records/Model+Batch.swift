@@ -15,19 +15,19 @@ extension Database {
     /// - **A batch is all or nothing.** The rows are written in one transaction of their own (`BEGIN IMMEDIATE` ...
     ///   `COMMIT`), or in a savepoint when a transaction is open, which the outer transaction can still roll back.
     ///   When one row fails, none of the batch is kept and `models` is unchanged: no key is filled in.
-    /// - **A failed batch names the element that failed**, by its index in `models`: a ``DatabaseError`` has it in
-    ///   ``DatabaseError/elementIndex``, and keeps the ``DatabaseError/code``, ``DatabaseError/resultCode`` and SQL
+    /// - **A failed batch names the element that failed**, by its index in `models`: a `DatabaseError` has it in
+    ///   `DatabaseError.elementIndex`, and keeps the `DatabaseError.code`, `DatabaseError.resultCode` and SQL
     ///   that `insert(&model)` would have thrown; an `EncodingError` or `DecodingError` has it as the first key of its
     ///   coding path, as `JSONEncoder` locates an element of an array; any other error is the
-    ///   ``DatabaseError/underlyingError`` of a ``DatabaseError/Code/invalidArgument`` error that has the index.
+    ///   `DatabaseError.underlyingError` of a `DatabaseError.Code.invalidArgument` error that has the index.
     /// - **An ignored insert fails the batch.** When SQLite ignores a row (`INSERT OR IGNORE`, an `ON CONFLICT
-    ///   IGNORE` constraint, a trigger's `RAISE(IGNORE)`), the batch throws ``DatabaseError/Code/recordNotInserted``
+    ///   IGNORE` constraint, a trigger's `RAISE(IGNORE)`), the batch throws `DatabaseError/Code/recordNotInserted`
     ///   and is rolled back.
     /// - **An empty array is a no-op**: no statement runs and no transaction begins.
     ///
     /// - Complexity: O(n) runs of one cached prepared statement per kind of key (nil or set): nothing is prepared
     ///   again row after row, and the transaction costs two statements for the whole batch.
-    /// - Throws: The error of the element that failed, located as above; ``DatabaseError`` when the transaction
+    /// - Throws: The error of the element that failed, located as above; `DatabaseError` when the transaction
     ///   cannot begin or commit (then nothing is inserted either).
     ///
     /// See https://www.sqlite.org/lang_returning.html and https://www.sqlite.org/lang_savepoint.html
@@ -36,7 +36,7 @@ extension Database {
     }
 
     /// Inserts every model of `models` in one transaction, leaving nil primary keys for SQLite to assign: the
-    /// guarantees of ``insert(contentsOf:)-3vz0e``, for a sequence whose models need not be written back.
+    /// guarantees of ``insert(contentsOf:)-6s1l3``, for a sequence whose models need not be written back.
     ///
     /// ```swift
     /// try db.insert(contentsOf: lines.lazy.map { Note(id: nil, content: $0) })

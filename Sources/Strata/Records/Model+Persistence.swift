@@ -5,9 +5,9 @@ extension Database {
     ///
     /// - **An insert that inserts nothing throws.** When SQLite ignores it (`INSERT OR IGNORE`, an
     ///   `ON CONFLICT IGNORE` constraint, a trigger's `RAISE(IGNORE)`), the call throws
-    ///   ``DatabaseError/Code/recordNotInserted`` and `model` is unchanged: it never receives another row.
+    ///   `DatabaseError.Code.recordNotInserted` and `model` is unchanged: it never receives another row.
     /// - **A nil key that SQLite does not assign throws.** Only an `INTEGER PRIMARY KEY` column gets a
-    ///   key from SQLite; a nil `String` or `UUID` key throws ``DatabaseError/Code/invalidArgument`` and
+    ///   key from SQLite; a nil `String` or `UUID` key throws `DatabaseError.Code.invalidArgument` and
     ///   no row is inserted.
     /// - **An insert that throws leaves no row.** When the row cannot be read back into `model` (a
     ///   trigger or the column's type changed a value), the insert is rolled back before the error is
@@ -15,7 +15,7 @@ extension Database {
     ///
     /// Repeated inserts of one type reuse one cached prepared statement.
     ///
-    /// - Throws: ``DatabaseError`` for a constraint violation (`model` is then unchanged).
+    /// - Throws: `DatabaseError` for a constraint violation (`model` is then unchanged).
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func insert<T: Model>(_ model: inout T) throws {
@@ -44,7 +44,7 @@ extension Database {
 
     /// Updates the row whose primary key is `model`'s with every column of `model`.
     ///
-    /// - Throws: ``DatabaseError/Code/recordNotFound`` when no row has that key.
+    /// - Throws: `DatabaseError.Code.recordNotFound` when no row has that key.
     public func update<T: Model>(_ model: T) throws {
         try update(model, bind: nil)
     }
@@ -108,7 +108,7 @@ extension Database {
     /// - Returns: The plain statement that ran, nil when the row was read back.
     @discardableResult
     private func write<T: Model>(
-        _ model: inout T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
+        _ model: inout T, _ plain: RecordStatements.Kind, returning: RecordStatements.Kind, bind: GeneratedBinding<T>?
     ) throws -> Statement? {
         let (statement, keyIsNil, record) = try encodeWrite(model, plain, returning: returning, bind: bind)
         guard keyIsNil else {
@@ -130,8 +130,8 @@ extension Database {
     /// - Returns: The encoded statement, whether the key was nil (the statement is then `returning`), and the SQL of
     ///   the type.
     func encodeWrite<T: Model>(
-        _ model: T, _ plain: RecordSQL.Kind, returning: RecordSQL.Kind, bind: GeneratedBinding<T>?
-    ) throws -> (statement: Statement, keyIsNil: Bool, record: RecordSQL) {
+        _ model: T, _ plain: RecordStatements.Kind, returning: RecordStatements.Kind, bind: GeneratedBinding<T>?
+    ) throws -> (statement: Statement, keyIsNil: Bool, record: RecordStatements) {
         var (statement, encoding, record) = try encodeRecord(
             model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         if encoding.watchedWasNull != record.lastKeyWasNil {
@@ -148,7 +148,7 @@ extension Database {
     /// `decoding` is the decoder of the last row read back, reused when it reads the same statement (a batch reads
     /// row after row with one); a new one is kept there otherwise.
     func readBack<T: Model>(
-        _ type: T.Type, from statement: Statement, _ record: RecordSQL, decoding kept: inout RowDecoding?
+        _ type: T.Type, from statement: Statement, _ record: RecordStatements, decoding kept: inout RowDecoding?
     ) throws -> T {
         defer { statement.reset() }
         guard try statement.advance() else {

@@ -12,8 +12,8 @@ import Foundation
 /// ```
 ///
 /// A row is a view of its statement's current row, not a copy: reading it after the
-/// statement has stepped again or reset throws ``DatabaseError/Code/staleRow``.
-/// Decode what you need (or use ``RowDecoder``) before moving on.
+/// statement has stepped again or reset throws `DatabaseError.Code.staleRow`.
+/// Decode what you need (or use `RowDecoder`) before moving on.
 ///
 /// Every read throws instead of guessing: an unknown column, NULL into a non-optional, a
 /// number outside the requested type's range, TEXT read as a number.

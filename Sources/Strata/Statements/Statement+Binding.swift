@@ -12,8 +12,8 @@ extension Statement {
     /// The value is stored with the statement's strategies. It stays bound across
     /// ``reset()`` until rebound or ``clearBindings()``.
     ///
-    /// - Throws: ``DatabaseError/Code/unknownParameter`` when the statement has no such
-    ///   parameter; ``DatabaseError/Code/valueOutOfRange`` for an unsigned value above `Int64.max`.
+    /// - Throws: `DatabaseError.Code.unknownParameter` when the statement has no such
+    ///   parameter; `DatabaseError.Code.valueOutOfRange` for an unsigned value above `Int64.max`.
     ///
     /// See https://www.sqlite.org/c3ref/bind_blob.html
     public func bind<Value: DatabaseValueConvertible>(value: Value, for name: String) throws {
@@ -26,7 +26,7 @@ extension Statement {
 
     /// Binds `value` to the parameter at `index`, counted from 1 as in SQLite.
     ///
-    /// - Throws: ``DatabaseError/Code/unknownParameter`` when `index` is outside `1...parameterCount`.
+    /// - Throws: `DatabaseError.Code.unknownParameter` when `index` is outside `1...parameterCount`.
     public func bind<Value: DatabaseValueConvertible>(value: Value, at index: Int) throws {
         _ = try connection.openHandle(sql: sql)
         let parameter = try parameterIndex(index)

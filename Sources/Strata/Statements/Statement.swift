@@ -12,7 +12,7 @@ import Foundation
 /// ```
 ///
 /// A statement belongs to its ``Database`` and is finalized when released; closing the
-/// database first is safe, and the statement then throws ``DatabaseError/Code/connectionClosed``.
+/// database first is safe, and the statement then throws `DatabaseError.Code.connectionClosed`.
 ///
 /// See https://www.sqlite.org/c3ref/stmt.html
 public final class Statement {
@@ -179,7 +179,7 @@ public final class Statement {
     /// Runs the statement to completion, discarding any rows, then resets it for the next run.
     /// Bindings persist.
     ///
-    /// - Throws: ``DatabaseError`` with SQLite's code and message, such as a constraint
+    /// - Throws: `DatabaseError` with SQLite's code and message, such as a constraint
     ///   violation; the statement is reset and the connection stays usable.
     ///
     /// See https://www.sqlite.org/c3ref/step.html
@@ -210,10 +210,10 @@ public final class Statement {
     /// Advances to the next row.
     ///
     /// The returned ``Row`` reads the statement's current row: once the statement steps
-    /// again or resets, reading it throws ``DatabaseError/Code/staleRow``.
+    /// again or resets, reading it throws `DatabaseError.Code.staleRow`.
     ///
     /// - Returns: `.row` with the row, or `.done` when there are no more.
-    /// - Throws: ``DatabaseError``; the statement is then reset.
+    /// - Throws: `DatabaseError`; the statement is then reset.
     ///
     /// See https://www.sqlite.org/c3ref/step.html
     public func step() throws -> StepResult {

@@ -1,6 +1,6 @@
 import Foundation
 internal import PostgresNIO
-internal import Strata
+internal import StrataCore
 
 /// Reads Swift values from the cells of PostgreSQL rows, with the rules of Strata's `RowDecoder` on SQLite:
 /// NULL read as a non-optional throws, an integer that does not fit the requested width throws instead of

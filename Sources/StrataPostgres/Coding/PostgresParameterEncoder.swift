@@ -1,5 +1,5 @@
 import Foundation
-internal import Strata
+internal import StrataCore
 
 /// Encodes an `Encodable` value into named parameters, as Strata's `StatementEncoder` binds them on SQLite: each
 /// coding key names the parameter of the same name (through `mapping`), `nil` is NULL, and a nested value is

@@ -1,6 +1,6 @@
 import Foundation
 internal import PostgresNIO
-internal import Strata
+internal import StrataCore
 
 /// The names of a result's columns and where each is, shared by all its rows.
 final class PostgresColumns: Sendable {

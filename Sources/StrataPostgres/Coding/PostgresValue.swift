@@ -1,6 +1,6 @@
 import Foundation
 internal import PostgresNIO
-internal import Strata
+internal import StrataCore
 
 /// One bound value as PostgreSQL receives it: a type and its bytes in postgres-nio's wire format.
 ///

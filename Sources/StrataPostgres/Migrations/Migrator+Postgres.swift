@@ -1,5 +1,5 @@
 import Foundation
-public import Strata
+public import StrataCore
 
 /// Strata's ``Migrator`` on PostgreSQL: the same migration files, validation, history and checks as on SQLite.
 ///

@@ -1,4 +1,4 @@
-internal import Strata
+internal import StrataCore
 
 /// PostgreSQL's spelling of what differs between SQL dialects, for Strata's renderer and record SQL.
 ///

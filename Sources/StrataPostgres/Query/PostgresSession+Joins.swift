@@ -1,5 +1,5 @@
 internal import PostgresNIO
-public import Strata
+public import StrataCore
 
 extension PostgresSession {
     /// Every row of a join request, as pairs of models, each reading its own table's columns even when both have a

@@ -1,5 +1,5 @@
 internal import PostgresNIO
-public import Strata
+public import StrataCore
 
 extension PostgresSession {
     /// Every row of `request`, decoded as its model.

@@ -1,4 +1,4 @@
-internal import Strata
+internal import StrataCore
 
 /// SQL with Strata's parameter styles turned into PostgreSQL's `$n`: the values are always sent apart from the
 /// SQL, never spliced into it.

@@ -1,5 +1,5 @@
 import Foundation
-internal import Strata
+internal import StrataCore
 
 /// Encodes a model's top-level coding keys, in order, with their values, in one pass: what
 /// ``PostgresSession``'s record methods bind, matched to cached statements by the keys.

@@ -1,4 +1,4 @@
-internal import Strata
+internal import StrataCore
 
 /// The statements of one model type for one list of coding keys, in PostgreSQL's dialect and with their `$n`
 /// numbered: what ``PostgresSession``'s record methods send, built once per type rather than once per call.

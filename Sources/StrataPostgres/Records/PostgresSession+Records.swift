@@ -1,5 +1,5 @@
 internal import PostgresNIO
-public import Strata
+public import StrataCore
 
 extension PostgresSession {
     /// Inserts `model`. When its primary key is nil, the insert leaves the key to the column's default (a

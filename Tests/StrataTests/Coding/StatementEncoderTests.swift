@@ -57,6 +57,21 @@ struct StatementEncoderTests {
         #expect(ages == [36, nil])
     }
 
+    /// Every `encodeIfPresent` overload binds NULL for a nil: none skips its parameter.
+    @Test func everyOptionalTypeBindsNullForNil() throws {
+        struct Optionals: Encodable {
+            var b: Bool?, s: String?, d: Double?, f: Float?, i: Int?, i8: Int8?, i16: Int16?, i32: Int32?, i64: Int64?
+            var u: UInt?, u8: UInt8?, u16: UInt16?, u32: UInt32?, u64: UInt64?, date: Date?
+        }
+        let db = try Database()
+        let select = try db.prepare(
+            query: "SELECT :b, :s, :d, :f, :i, :i8, :i16, :i32, :i64, :u, :u8, :u16, :u32, :u64, :date")
+        try StatementEncoder().encode(Optionals(), to: select)
+        let row = try #require(try select.next())
+        let values: [DatabaseValue] = try (0..<15).map { try row[$0] }
+        #expect(values == Array(repeating: .null, count: 15))
+    }
+
     @Test func dictionariesAreParameterSets() throws {
         let db = try database()
         try db.execute(query: "INSERT INTO person VALUES (:name, :age)", parameters: ["name": "Ada", "age": "36"])

@@ -103,6 +103,14 @@ import Testing
         #expect(ResultCode(rawValue: 250).name == "SQLITE_UNKNOWN_250")
     }
 
+    /// StrataCore spells SQLite's result codes out as numbers (it never sees `sqlite3.h`): they must be the header's.
+    @Test func resultCodesAreTheNumbersOfTheSQLiteHeader() {
+        #expect(ResultCode.headerValues.count == 21)
+        for (code, header) in ResultCode.headerValues {
+            #expect(code.rawValue == header, "\(code)")
+        }
+    }
+
     @Test func aUserConversionErrorIsKeptAsTheUnderlyingError() throws {
         struct Even: DatabaseValueConvertible {
             struct Odd: Error {}

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Strata
+@testable import StrataCore
 
 /// The `strata_migrations` table: what `Migrator` records with each migration, how it backfills a database migrated
 /// before, how an edited file is refused or accepted, and how a hand-edited table is reported.

@@ -11,6 +11,7 @@ public enum DatabaseValue: Hashable, Sendable {
     case blob(Data)
 
     /// Whether the value is SQL NULL.
+    @inlinable
     public var isNull: Bool {
         if case .null = self { return true }
         return false

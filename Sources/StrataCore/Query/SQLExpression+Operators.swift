@@ -263,9 +263,9 @@ public func max(_ expression: some SQLSpecificExpressible) -> SQLExpression { fu
 public func avg(_ expression: some SQLExpressible) -> SQLExpression { function("avg", expression) }
 /// `length(expression)`: characters of TEXT, bytes of a BLOB.
 public func length(_ expression: some SQLExpressible) -> SQLExpression { function("length", expression) }
-/// `lower(expression)`: ASCII only, unless ``Database/useUnicodeCaseFunctions()`` replaced it.
+/// `lower(expression)`: ASCII only, unless `Database.useUnicodeCaseFunctions()` replaced it.
 public func lower(_ expression: some SQLExpressible) -> SQLExpression { function("lower", expression) }
-/// `upper(expression)`: ASCII only, unless ``Database/useUnicodeCaseFunctions()`` replaced it.
+/// `upper(expression)`: ASCII only, unless `Database.useUnicodeCaseFunctions()` replaced it.
 public func upper(_ expression: some SQLExpressible) -> SQLExpression { function("upper", expression) }
 /// `coalesce(first, second)`: the first that is not NULL.
 public func coalesce(_ first: some SQLExpressible, _ second: some SQLExpressible) -> SQLExpression {

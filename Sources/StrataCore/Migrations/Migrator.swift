@@ -14,7 +14,7 @@ public import Foundation
 /// let status = try migrator.status(of: db)         // currentVersion 3, applied [1, 2, 3], pending []
 /// ```
 ///
-/// Each migration is applied by ``Database/migrate(version:_:)``, so it inherits its guarantees: a
+/// Each migration is applied by `Database.migrate(version:_:)`, so it inherits its guarantees: a
 /// migration and its `user_version` bump commit together, a failure changes nothing, and
 /// processes that migrate one file at once apply each migration exactly once.
 ///
@@ -38,7 +38,7 @@ public struct Migrator: Sendable {
     public struct Migration: Sendable, CustomStringConvertible {
         /// The version the database has once the migration is applied.
         public let version: Int
-        /// The name given to ``Migrator/register(version:name:_:)``, or the description of a file name
+        /// The name given to `Migrator.register(version:name:_:)`, or the description of a file name
         /// (`create_note` for `0001_create_note.sql`).
         public let name: String
         /// The `.sql` file the migration runs, nil for a Swift block.
@@ -48,18 +48,20 @@ public struct Migrator: Sendable {
         /// The SQL of the `.sql` file as registered, nil for a Swift block: what a backend other than SQLite runs.
         package let sql: String?
 
-        let body: @Sendable (Database) throws -> Void
+        /// What a Swift block runs, nil for a file: the backend's block (SQLite's takes a `Database`), kept without
+        /// naming the backend's types; the backend that registered it is the one that can run it.
+        package let block: (any Sendable)?
 
-        init(
+        package init(
             version: Int, name: String, fileURL: URL?, checksum: String?, sql: String? = nil,
-            body: @escaping @Sendable (Database) throws -> Void
+            block: (any Sendable)? = nil
         ) {
             self.version = version
             self.name = name
             self.fileURL = fileURL
             self.checksum = checksum
             self.sql = sql
-            self.body = body
+            self.block = block
         }
 
         /// `0001_create_note` for a file, `0001_create note` for a Swift block named "create note".
@@ -79,7 +81,7 @@ public struct Migrator: Sendable {
             return text
         }
 
-        static func paddedVersion(_ version: Int) -> String {
+        package static func paddedVersion(_ version: Int) -> String {
             let digits = String(version)
             return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         }
@@ -100,31 +102,13 @@ public struct Migrator: Sendable {
         migrations.last?.version ?? 0
     }
 
-    /// Registers a migration written in Swift.
-    ///
-    /// ```swift
-    /// migrator.register(version: 2, name: "add updated_at") { db in
-    ///     try db.execute(query: "ALTER TABLE note ADD COLUMN updated_at TEXT")
-    /// }
-    /// ```
-    ///
-    /// Registering does not check the version; a duplicate or a gap is reported by ``validate()``
-    /// and before any migration runs.
-    public mutating func register(
-        version: Int,
-        name: String,
-        _ migration: @escaping @Sendable (Database) throws -> Void
-    ) {
-        insert(Migration(version: version, name: name, fileURL: nil, checksum: nil, body: migration))
-    }
-
     /// Registers every `NNNN_description.sql` file of `directory` as the migration to version `NNNN`.
     ///
     /// ```swift
     /// try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
     /// ```
     ///
-    /// A file runs as one or more SQL statements (``Database/execute(query:)``), in the migration's
+    /// A file runs as one or more SQL statements (`Database.execute(query:)`), in the migration's
     /// transaction. Files are read now, so a missing or unreadable file fails here.
     ///
     /// - **Files that are not migrations are ignored.** Hidden files and files without the `.sql`
@@ -142,11 +126,7 @@ public struct Migrator: Sendable {
         for file in files {
             let sql = file.sql
             combined.insert(
-                Migration(
-                    version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum, sql: sql
-                ) { db in
-                    try db.execute(query: sql)
-                })
+                Migration(version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum, sql: sql))
         }
         try combined.validate()
         self = combined
@@ -180,122 +160,6 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// Applies the pending migrations, in order, up to ``latestVersion``.
-    ///
-    /// ```swift
-    /// let applied = try migrator.migrate(db)     // [] when the database is up to date
-    /// ```
-    ///
-    /// - Returns: The versions this call applied. A version another connection applied meanwhile is
-    ///   not in the list.
-    /// - Throws: ``DatabaseError/Code/migration`` for a gap or duplicate, a database newer than
-    ///   ``latestVersion``, or a failing migration (named in the message); nothing is applied after a
-    ///   failure, and the failing migration leaves the database as it was.
-    @discardableResult
-    public func migrate(_ db: Database) throws -> [Int] {
-        try migrate(db, to: latestVersion)
-    }
-
-    /// Applies the pending migrations of a pool's or queue's database, on its writer, outside any other write.
-    ///
-    /// ```swift
-    /// let pool = try DatabasePool(path: "app.sqlite")
-    /// try await migrator.migrate(pool)
-    /// ```
-    ///
-    /// Each migration runs in its own transaction, as `migrate(_:)` on a `Database` does; writes asked for meanwhile
-    /// wait for the writer.
-    @discardableResult
-    public func migrate(_ writer: some DatabaseWriter) async throws -> [Int] {
-        try await writer.writeWithoutTransaction { db in try migrate(db) }
-    }
-
-    /// Applies the pending migrations of a pool's or queue's database up to `targetVersion`.
-    @discardableResult
-    public func migrate(_ writer: some DatabaseWriter, to targetVersion: Int) async throws -> [Int] {
-        try await writer.writeWithoutTransaction { db in try migrate(db, to: targetVersion) }
-    }
-
-    /// Applies the pending migrations, in order, up to `targetVersion`.
-    ///
-    /// ```swift
-    /// try migrator.migrate(db, to: 2)
-    /// ```
-    ///
-    /// A database already at or past `targetVersion` (and not past ``latestVersion``) is left as it is:
-    /// migrations are never undone.
-    ///
-    /// - Returns: The versions this call applied.
-    /// - Throws: ``DatabaseError/Code/migration`` when `targetVersion` is not between 0 and
-    ///   ``latestVersion``, and for the failures listed at `migrate(_:)`.
-    @discardableResult
-    public func migrate(_ db: Database, to targetVersion: Int) throws -> [Int] {
-        try validate()
-        try checkTarget(targetVersion)
-        let (current, history) = try snapshot(of: db)
-        try checkNotNewer(current)
-        try reconcileHistory(of: db, current: current, history: history)
-        var applied: [Int] = []
-        for migration in migrations where migration.version > current && migration.version <= targetVersion {
-            do {
-                let ran = try db.migrate(version: migration.version) { db in
-                    try migration.body(db)
-                    try MigrationHistory.record(migration, in: db)
-                }
-                if ran { applied.append(migration.version) }
-            } catch {
-                throw Self.failure(error, of: migration)
-            }
-        }
-        return applied
-    }
-
-    /// The migrations `migrate(_:to:)` would apply to `db`, in order, after the checks it makes before running any
-    /// (contiguous versions, a target in range, a database not newer, no edited file unless accepted). Nothing is
-    /// written: this is a dry run.
-    ///
-    /// ```swift
-    /// for migration in try migrator.pendingMigrations(for: db) {
-    ///     print("would apply", migration.identifier)
-    /// }
-    /// ```
-    ///
-    /// - Throws: What `migrate(_:to:)` throws before it runs a migration.
-    public func pendingMigrations(for db: Database, to targetVersion: Int? = nil) throws -> [Migration] {
-        try validate()
-        let target = targetVersion ?? latestVersion
-        try checkTarget(target)
-        let (current, history) = try snapshot(of: db)
-        try checkNotNewer(current)
-        _ = try historyNeedsWriting(history, at: current)
-        return migrations.filter { $0.version > current && $0.version <= target }
-    }
-
-    /// The migration status of a pool's or queue's database, read on a reader.
-    public func status(of reader: some DatabaseReader) async throws -> MigrationStatus {
-        try await reader.read { db in try status(of: db) }
-    }
-
-    /// Where `db` stands: its version, the registered versions applied and pending, and the recorded history with
-    /// the applied files edited since and the applied versions with no migration here.
-    ///
-    /// ```swift
-    /// let status = try migrator.status(of: db)
-    /// print(status.currentVersion, status.applied, status.pending)   // 1 [1] [2, 3]
-    /// print(status.edited, status.missing)                           // [] []
-    /// ```
-    ///
-    /// It only reads: a database newer than ``latestVersion`` is reported (its extra versions in `missing`), not
-    /// refused, and a history the database lacks is not written.
-    ///
-    /// - Throws: ``DatabaseError/Code/migration`` for a gap or duplicate, or a `strata_migrations` table edited by
-    ///   hand into something Strata does not write.
-    public func status(of db: Database) throws -> MigrationStatus {
-        try validate()
-        let (current, history) = try snapshot(of: db)
-        return status(current: current, history: history)
-    }
-
     /// The status of a database at version `current` with the recorded `history`, whatever its backend.
     package func status(current: Int, history: [Int: AppliedMigration]) -> MigrationStatus {
         let versions = migrations.map(\.version)
@@ -309,39 +173,12 @@ public struct Migrator: Sendable {
             history: history.values.sorted { $0.version < $1.version })
     }
 
-    // MARK: Private
+    // MARK: For the backends
 
-    private mutating func insert(_ migration: Migration) {
+    package mutating func insert(_ migration: Migration) {
         // Stable: a duplicate lands after the first, so errors name them in registration order.
         let index = migrations.firstIndex { $0.version > migration.version } ?? migrations.endIndex
         migrations.insert(migration, at: index)
-    }
-
-    /// Checks the recorded history against the migrations before any runs: an applied `.sql` file edited since is
-    /// refused, or its new checksum recorded when ``acceptsEditedFiles``; applied versions the history lacks are
-    /// recorded. Writes only when there is something to record, in a transaction of its own.
-    private func reconcileHistory(of db: Database, current: Int, history: [Int: AppliedMigration]) throws {
-        guard try historyNeedsWriting(history, at: current) else { return }
-        try db.transaction(.immediate) { db in
-            // Another connection may have migrated or recorded meanwhile: decide again under the write lock.
-            let (current, history) = try snapshot(of: db)
-            try checkNotNewer(current)
-            guard try historyNeedsWriting(history, at: current) else { return }
-            for migration in editedMigrations(history, upTo: current) {
-                try MigrationHistory.acceptChecksum(of: migration, in: db)
-            }
-            try MigrationHistory.backfill(
-                migrations.filter { $0.version <= current && history[$0.version] == nil }, in: db)
-        }
-    }
-
-    /// The database's version and recorded history, read in one transaction, so that another connection's migration
-    /// cannot commit between the two reads.
-    private func snapshot(of db: Database) throws -> (version: Int, history: [Int: AppliedMigration]) {
-        try db.transaction { db in
-            let current = try db.userVersion
-            return (current, try MigrationHistory.read(from: db, currentVersion: current))
-        }
     }
 
     /// Throws when an applied `.sql` file was edited and edits are not accepted; returns whether the history needs

@@ -1,5 +1,3 @@
-internal import CSQLite
-
 /// The error Strata throws: what failed, where, and — when SQLite reported it — SQLite's result code.
 ///
 /// Match on ``code`` for the kind of failure and on ``resultCode`` for SQLite's own code:
@@ -127,7 +125,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The same error, located at the element of a batch whose insert failed.
-    func atElement(_ index: Int) -> DatabaseError {
+    package func atElement(_ index: Int) -> DatabaseError {
         DatabaseError(
             code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
             underlyingError: underlyingError, elementIndex: index)
@@ -135,28 +133,13 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DatabaseError {
-    /// The error SQLite reports for `resultCode` on `connection`.
-    static func sqlite(_ resultCode: Int32, connection: OpaquePointer?, sql: String? = nil) -> DatabaseError {
-        let extended = connection.map { sqlite3_extended_errcode($0) } ?? resultCode
-        // The connection's extended code belongs to the same failure only when its primary part matches.
-        let code = (extended & 0xFF) == (resultCode & 0xFF) ? extended : resultCode
-        let message: String
-        if let connection, let cMessage = sqlite3_errmsg(connection) {
-            message = String(cString: cMessage)
-        } else if let cMessage = sqlite3_errstr(resultCode) {
-            message = String(cString: cMessage)
-        } else {
-            message = "unknown error"
-        }
-        return DatabaseError(code: .sqlite, resultCode: ResultCode(rawValue: code), message: message, sql: sql)
-    }
-
-    static func closed(sql: String? = nil) -> DatabaseError {
+    package static func closed(sql: String? = nil) -> DatabaseError {
         DatabaseError(code: .connectionClosed, message: "the database connection is closed", sql: sql)
     }
 
     /// A value that cannot become `requested`: `could not decode Int8 from INTEGER (out of range)`.
-    static func conversion(
+    @usableFromInline
+    package static func conversion(
         _ code: Code,
         from value: DatabaseValue,
         to requested: Any.Type,
@@ -165,5 +148,14 @@ extension DatabaseError {
         var message = "could not decode \(requested) from \(value.storageClassName)"
         if let reason { message += " (\(reason))" }
         return DatabaseError(code: code, message: message)
+    }
+}
+
+extension DatabaseError {
+    /// This error with `sql` as the SQL it concerns.
+    package func withSQL(_ sql: String) -> DatabaseError {
+        DatabaseError(
+            code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
+            underlyingError: underlyingError)
     }
 }

@@ -53,14 +53,14 @@ extension UUID: DatabaseValueConvertible, StrategyAwareValue {
         }
     }
 
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         switch strategies.uuid {
         case .blob: databaseValue
         case .text: .text(uuidString)
         }
     }
 
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         try self.init(databaseValue: databaseValue)
     }
 }
@@ -126,7 +126,7 @@ extension Decimal: DatabaseValueConvertible {
 
     /// More significant digits than a REAL keeps: stored in a column with numeric affinity, such a value
     /// would lose digits (see `Database.checkDecimalColumns`).
-    var hasMoreDigitsThanAREAL: Bool {
+    package var hasMoreDigitsThanAREAL: Bool {
         var digits = description.utf8.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }[...]
         while digits.first == UInt8(ascii: "0") { digits = digits.dropFirst() }
         while digits.last == UInt8(ascii: "0") { digits = digits.dropLast() }

@@ -1,4 +1,4 @@
-/// A query on one model's table, built step by step and run by a ``Database`` method: nothing runs until then.
+/// A query on one model's table, built step by step and run by a `Database` method: nothing runs until then.
 ///
 /// ```swift
 /// let request = Note
@@ -92,12 +92,12 @@ public struct QueryRequest<Record: Model>: Sendable {
     // MARK: Rendering
 
     /// The quoted table name that qualifies the model's own columns.
-    var ownTable: String {
+    package var ownTable: String {
         var renderer = SQLRenderer(ownTable: nil)
         return renderer.quoted(Record.tableName)
     }
 
-    func makeRenderer(dialect: any SQLDialect = SQLiteDialect()) -> SQLRenderer {
+    package func makeRenderer(dialect: any SQLDialect = SQLiteDialect()) -> SQLRenderer {
         var renderer = SQLRenderer(dialect: dialect, ownTable: ownTable)
         for join in joins {
             renderer.aliases[join.table.type] = renderer.quoted(join.table.name)
@@ -140,7 +140,7 @@ public struct QueryRequest<Record: Model>: Sendable {
     }
 
     /// Everything after `FROM table`: joins, `WHERE`, `GROUP BY`, `HAVING`, `ORDER BY`, `LIMIT`.
-    func appendBody(to renderer: inout SQLRenderer) {
+    package func appendBody(to renderer: inout SQLRenderer) {
         for join in joins {
             renderer.append(join.isLeft ? " LEFT JOIN " : " JOIN ")
             renderer.appendIdentifier(join.table.name)
@@ -175,7 +175,7 @@ public struct QueryRequest<Record: Model>: Sendable {
         }
     }
 
-    func appendWhere(to renderer: inout SQLRenderer) {
+    package func appendWhere(to renderer: inout SQLRenderer) {
         if !filters.isEmpty {
             renderer.append(" WHERE ")
             renderer.appendConjunction(filters)
@@ -183,7 +183,7 @@ public struct QueryRequest<Record: Model>: Sendable {
     }
 
     /// Whether the request is only filters on its own table, so that `DELETE` and `UPDATE` can take its `WHERE`.
-    var isFilterOnly: Bool {
+    package var isFilterOnly: Bool {
         joins.isEmpty && groupings.isEmpty && havings.isEmpty && orderings.isEmpty && limit == nil
     }
 }

@@ -125,7 +125,7 @@ public struct Column: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectable {
     public var orderingExpression: SQLOrdering { asc }
     public var selection: SQLSelection { sqlExpression.selection }
 
-    /// The assignment `name = value`, for ``Database/updateAll(_:_:)``.
+    /// The assignment `name = value`, for `Database.updateAll(_:_:)`.
     ///
     /// ```swift
     /// try db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "happy"))
@@ -140,7 +140,7 @@ public struct Column: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectable {
     }
 }
 
-/// One `SET column = value` of an ``Database/updateAll(_:_:)``.
+/// One `SET column = value` of an `Database.updateAll(_:_:)`.
 public struct ColumnAssignment: Sendable {
     let column: String
     let value: SQLExpression

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A type that can be stored in a column and read back from one.
 ///
@@ -32,25 +32,34 @@ public protocol DatabaseValueConvertible {
 
 /// What a statement needs to know to turn a value into a column and back:
 /// the date, array and UUID strategies of the statement or coder.
-struct ValueStrategies: Sendable, Equatable {
-    var date: DateStrategy = .text
-    var array: ArrayStrategy = .json
-    var uuid: UUIDStrategy = .blob
+@usableFromInline
+package struct ValueStrategies: Sendable, Equatable {
+    @usableFromInline package var date: DateStrategy
+    @usableFromInline package var array: ArrayStrategy
+    @usableFromInline package var uuid: UUIDStrategy
+
+    @inlinable
+    package init(date: DateStrategy = .text, array: ArrayStrategy = .json, uuid: UUIDStrategy = .blob) {
+        self.date = date
+        self.array = array
+        self.uuid = uuid
+    }
 }
 
 /// Built-in types whose storage depends on a strategy, or whose conversion to storage can fail.
 ///
 /// Statements and coders look for this conformance first; `databaseValue` from the public
 /// protocol is the strategy-free default.
-protocol StrategyAwareValue {
+@usableFromInline
+package protocol StrategyAwareValue {
     func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue
     init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws
 }
 
 extension DatabaseValueConvertible {
     /// The stored form of `self` under `strategies`, through the strategy-aware path when there is one.
-    @inline(__always)
-    func storedValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @inlinable @inline(__always)
+    package func storedValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         // The plain types need no strategy: skip the conformance look-up (a metatype compare is a pointer compare).
         if Self.isStrategyFree { return databaseValue }
         if let aware = self as? any StrategyAwareValue {
@@ -60,15 +69,15 @@ extension DatabaseValueConvertible {
     }
 
     /// Whether `Self` is one of the common types whose storage no strategy changes.
-    @inline(__always)
-    static var isStrategyFree: Bool {
+    @inlinable @inline(__always)
+    package static var isStrategyFree: Bool {
         Self.self == Int64.self || Self.self == Int.self || Self.self == String.self || Self.self == Double.self
             || Self.self == Bool.self || Self.self == Data.self || Self.self == DatabaseValue.self
     }
 
     /// Reads `Self` from `value` under `strategies`, through the strategy-aware path when there is one.
-    @inline(__always)
-    static func decoded(from value: DatabaseValue, using strategies: ValueStrategies) throws -> Self {
+    @inlinable @inline(__always)
+    package static func decoded(from value: DatabaseValue, using strategies: ValueStrategies) throws -> Self {
         if isStrategyFree { return try Self(databaseValue: value) }
         if let aware = Self.self as? any StrategyAwareValue.Type {
             // The cast cannot fail: `aware` is `Self.self` seen through the protocol.
@@ -102,14 +111,14 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 }
 
 extension Optional: StrategyAwareValue where Wrapped: DatabaseValueConvertible {
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         switch self {
         case .none: .null
         case .some(let wrapped): try wrapped.storedValue(using: strategies)
         }
     }
 
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         if case .null = databaseValue {
             self = .none
         } else {

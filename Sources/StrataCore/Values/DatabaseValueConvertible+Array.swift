@@ -13,7 +13,7 @@ extension Array: DatabaseValueConvertible, StrategyAwareValue where Element: Cod
         try self.init(databaseValue: databaseValue, using: ValueStrategies())
     }
 
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         // Check the element type, not the cast: an empty array of any type casts to [UInt8].
         if Element.self == UInt8.self, let bytes = self as? [UInt8] {
             return .blob(Data(bytes))
@@ -21,7 +21,7 @@ extension Array: DatabaseValueConvertible, StrategyAwareValue where Element: Cod
         return try NestedValueCoding.encode(self, strategy: strategies.array)
     }
 
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         if Element.self == UInt8.self {
             switch databaseValue {
             case .blob(let data):

@@ -33,14 +33,14 @@ public struct TypedColumn<Record: Model, Value>: SQLSpecificExpressible, SQLOrde
     public var orderingExpression: SQLOrdering { asc }
     public var selection: SQLSelection { column.selection }
 
-    /// The assignment `name = expression`, for ``Database/updateAll(_:_:)``.
+    /// The assignment `name = expression`, for `Database.updateAll(_:_:)`.
     public func set(to expression: some SQLSpecificExpressible) -> ColumnAssignment {
         ColumnAssignment(column: name, value: expression.sqlExpression)
     }
 }
 
 extension TypedColumn where Value: SQLExpressible {
-    /// The assignment `name = value`, for ``Database/updateAll(_:_:)``.
+    /// The assignment `name = value`, for `Database.updateAll(_:_:)`.
     public func set(to value: Value) -> ColumnAssignment { column.set(to: value) }
 
     /// `self BETWEEN low AND high`, both ends included.

@@ -3,8 +3,8 @@
 
 extension DatabaseValue {
     /// The integer this value holds exactly, or a thrown error naming `requested`.
-    @inline(__always)
-    func exactInteger<T: FixedWidthInteger>(as requested: T.Type) throws -> T {
+    @inlinable @inline(__always)
+    package func exactInteger<T: FixedWidthInteger>(as requested: T.Type) throws -> T {
         switch self {
         case .integer(let value):
             guard let result = T(exactly: value) else {
@@ -94,11 +94,11 @@ extension UInt64: DatabaseValueConvertible, StrategyAwareValue {
     }
     public init(databaseValue: DatabaseValue) throws { self = try databaseValue.exactInteger(as: UInt64.self) }
 
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         guard let value = Int64(exactly: self) else { throw DatabaseError.unsignedOverflow(UInt64.self) }
         return .integer(value)
     }
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         try self.init(databaseValue: databaseValue)
     }
 }
@@ -110,11 +110,11 @@ extension UInt: DatabaseValueConvertible, StrategyAwareValue {
     }
     public init(databaseValue: DatabaseValue) throws { self = try databaseValue.exactInteger(as: UInt.self) }
 
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         guard let value = Int64(exactly: self) else { throw DatabaseError.unsignedOverflow(UInt.self) }
         return .integer(value)
     }
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         try self.init(databaseValue: databaseValue)
     }
 }

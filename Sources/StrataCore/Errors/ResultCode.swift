@@ -1,5 +1,3 @@
-internal import CSQLite
-
 /// A SQLite result code, primary or extended.
 ///
 /// Compare with the static members; an extended code such as ``constraintUnique`` has
@@ -8,6 +6,8 @@ internal import CSQLite
 /// ```swift
 /// catch let error as DatabaseError where error.resultCode?.primary == .constraint { ... }
 /// ```
+///
+/// The codes are SQLite's own numbers, as `sqlite3.h` defines them; `ErrorTests` checks them against it.
 ///
 /// See https://www.sqlite.org/rescode.html
 public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -28,27 +28,27 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     public var description: String { name }
 
-    public static let error = ResultCode(rawValue: SQLITE_ERROR)
-    public static let `internal` = ResultCode(rawValue: SQLITE_INTERNAL)
-    public static let permission = ResultCode(rawValue: SQLITE_PERM)
-    public static let abort = ResultCode(rawValue: SQLITE_ABORT)
-    public static let busy = ResultCode(rawValue: SQLITE_BUSY)
-    public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
-    public static let noMemory = ResultCode(rawValue: SQLITE_NOMEM)
-    public static let readOnly = ResultCode(rawValue: SQLITE_READONLY)
-    public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
-    public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
-    public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
-    public static let full = ResultCode(rawValue: SQLITE_FULL)
-    public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
-    public static let `protocol` = ResultCode(rawValue: SQLITE_PROTOCOL)
-    public static let schema = ResultCode(rawValue: SQLITE_SCHEMA)
-    public static let tooBig = ResultCode(rawValue: SQLITE_TOOBIG)
-    public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
-    public static let mismatch = ResultCode(rawValue: SQLITE_MISMATCH)
-    public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
-    public static let range = ResultCode(rawValue: SQLITE_RANGE)
-    public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
+    public static let error = ResultCode(rawValue: 1)  // SQLITE_ERROR
+    public static let `internal` = ResultCode(rawValue: 2)  // SQLITE_INTERNAL
+    public static let permission = ResultCode(rawValue: 3)  // SQLITE_PERM
+    public static let abort = ResultCode(rawValue: 4)  // SQLITE_ABORT
+    public static let busy = ResultCode(rawValue: 5)  // SQLITE_BUSY
+    public static let locked = ResultCode(rawValue: 6)  // SQLITE_LOCKED
+    public static let noMemory = ResultCode(rawValue: 7)  // SQLITE_NOMEM
+    public static let readOnly = ResultCode(rawValue: 8)  // SQLITE_READONLY
+    public static let interrupt = ResultCode(rawValue: 9)  // SQLITE_INTERRUPT
+    public static let ioError = ResultCode(rawValue: 10)  // SQLITE_IOERR
+    public static let corrupt = ResultCode(rawValue: 11)  // SQLITE_CORRUPT
+    public static let full = ResultCode(rawValue: 13)  // SQLITE_FULL
+    public static let cantOpen = ResultCode(rawValue: 14)  // SQLITE_CANTOPEN
+    public static let `protocol` = ResultCode(rawValue: 15)  // SQLITE_PROTOCOL
+    public static let schema = ResultCode(rawValue: 17)  // SQLITE_SCHEMA
+    public static let tooBig = ResultCode(rawValue: 18)  // SQLITE_TOOBIG
+    public static let constraint = ResultCode(rawValue: 19)  // SQLITE_CONSTRAINT
+    public static let mismatch = ResultCode(rawValue: 20)  // SQLITE_MISMATCH
+    public static let misuse = ResultCode(rawValue: 21)  // SQLITE_MISUSE
+    public static let range = ResultCode(rawValue: 25)  // SQLITE_RANGE
+    public static let notADatabase = ResultCode(rawValue: 26)  // SQLITE_NOTADB
 
     public static let constraintCheck = ResultCode(rawValue: 19 | (1 << 8))
     public static let constraintForeignKey = ResultCode(rawValue: 19 | (3 << 8))

@@ -27,7 +27,7 @@ extension Date: DatabaseValueConvertible, StrategyAwareValue {
         try self.init(databaseValue: databaseValue, using: ValueStrategies())
     }
 
-    func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
+    @usableFromInline package func databaseValue(using strategies: ValueStrategies) throws -> DatabaseValue {
         switch strategies.date {
         case .text:
             guard let text = SQLiteDateFormat.string(from: self) else {
@@ -51,7 +51,7 @@ extension Date: DatabaseValueConvertible, StrategyAwareValue {
         }
     }
 
-    init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
+    @usableFromInline package init(databaseValue: DatabaseValue, using strategies: ValueStrategies) throws {
         switch databaseValue {
         case .integer(let value):
             switch strategies.date {

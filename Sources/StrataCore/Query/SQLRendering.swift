@@ -54,37 +54,37 @@ package struct RenderedSQL: Sendable {
 
 /// Builds SQL text and collects its bound values. A failure (an identifier with a NUL character, two raw
 /// fragments giving one name two values, a negative limit) is kept and thrown when the request runs.
-struct SQLRenderer {
-    let dialect: any SQLDialect
+package struct SQLRenderer {
+    package let dialect: any SQLDialect
     /// The quoted name that qualifies a column without a table: the request's own table.
-    var ownTable: String?
+    package var ownTable: String?
     /// The quoted alias of each joined model's table.
-    var aliases: [ObjectIdentifier: String] = [:]
+    package var aliases: [ObjectIdentifier: String] = [:]
 
-    private(set) var sql = ""
-    private(set) var positional: [SQLValue] = []
-    private(set) var named: [String: SQLValue] = [:]
-    private(set) var failure: DatabaseError?
+    package private(set) var sql = ""
+    package private(set) var positional: [SQLValue] = []
+    package private(set) var named: [String: SQLValue] = [:]
+    package private(set) var failure: DatabaseError?
 
-    init(dialect: any SQLDialect = SQLiteDialect(), ownTable: String?) {
+    package init(dialect: any SQLDialect = SQLiteDialect(), ownTable: String?) {
         self.dialect = dialect
         self.ownTable = ownTable
     }
 
-    var rendered: RenderedSQL {
+    package var rendered: RenderedSQL {
         RenderedSQL(sql: sql, positional: positional, named: named)
     }
 
-    mutating func append(_ text: String) {
+    package mutating func append(_ text: String) {
         sql += text
     }
 
-    mutating func fail(_ message: String) {
+    package mutating func fail(_ message: String) {
         if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
     }
 
     /// `name` quoted by the dialect; a NUL character, refused there, is shown as `\0` and fails the request.
-    mutating func quoted(_ name: String) -> String {
+    package mutating func quoted(_ name: String) -> String {
         do {
             return try dialect.quote(name)
         } catch {
@@ -93,11 +93,11 @@ struct SQLRenderer {
         }
     }
 
-    mutating func appendIdentifier(_ name: String) {
+    package mutating func appendIdentifier(_ name: String) {
         append(quoted(name))
     }
 
-    mutating func appendValue(_ value: SQLValue) {
+    package mutating func appendValue(_ value: SQLValue) {
         positional.append(value)
         append(dialect.placeholder(positional.count))
     }
@@ -189,7 +189,7 @@ struct SQLRenderer {
 
     // MARK: Clauses
 
-    mutating func appendSelection(_ selection: SQLSelection) {
+    package mutating func appendSelection(_ selection: SQLSelection) {
         switch selection.kind {
         case .expression(let node):
             append(node)
@@ -205,7 +205,7 @@ struct SQLRenderer {
         }
     }
 
-    mutating func appendOrdering(_ ordering: SQLOrdering) {
+    package mutating func appendOrdering(_ ordering: SQLOrdering) {
         append(ordering.expression.node)
         if ordering.descending { append(" DESC") }
     }

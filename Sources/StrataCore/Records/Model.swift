@@ -38,13 +38,14 @@ extension Model {
     public static var keyEncodingStrategy: StatementEncoder.KeyEncodingStrategy { .useDefaultKeys }
 
     /// The column of the primary key: ``primaryKey`` through the key strategy.
-    static var primaryKeyColumn: String {
+    @inlinable
+    package static var primaryKeyColumn: String {
         keyEncodingStrategy.mapping.name(for: primaryKey)
     }
 
     /// The decoder that reads this model's rows: the key strategy mirrored for reading.
-    @usableFromInline
-    static var rowDecoder: RowDecoder {
+    @inlinable
+    package static var rowDecoder: RowDecoder {
         var decoder = RowDecoder()
         decoder.keyDecodingStrategy =
             switch keyEncodingStrategy {

@@ -1,9 +1,11 @@
 /// How coding keys become column and parameter names.
+@usableFromInline
 package enum KeyMapping: Sendable {
     case useDefaultKeys
     case snakeCase
     case custom(@Sendable (String) -> String)
 
+    @inlinable
     package func name(for key: String) -> String {
         switch self {
         case .useDefaultKeys: key
@@ -28,7 +30,8 @@ package enum KeyMapping: Sendable {
     }
 
     /// A tag for caches: mappings with equal tags map every key alike. Custom mappings are never cached.
-    var cacheTag: Int? {
+    @inlinable
+    package var cacheTag: Int? {
         switch self {
         case .useDefaultKeys: 0
         case .snakeCase: 1
@@ -40,6 +43,7 @@ package enum KeyMapping: Sendable {
     ///
     /// A word starts at an uppercase letter that follows a lowercase letter or digit, and at the
     /// last capital of an acronym followed by a lowercase letter. Leading and trailing underscores stay.
+    @usableFromInline
     static func snakeCased(_ key: String) -> String {
         let scalars = Array(key.unicodeScalars)
         guard scalars.contains(where: { $0.properties.isUppercase }) else { return key }
@@ -70,7 +74,8 @@ extension StatementEncoder {
         /// The closure returns the parameter name (without prefix) for a key.
         case custom(@Sendable (String) -> String)
 
-        var mapping: KeyMapping {
+        @inlinable
+        package var mapping: KeyMapping {
             switch self {
             case .useDefaultKeys: .useDefaultKeys
             case .convertToSnakeCase: .snakeCase
@@ -90,6 +95,7 @@ extension RowDecoder {
         /// The closure returns the column name for a key.
         case custom(@Sendable (String) -> String)
 
+        @inlinable
         package var mapping: KeyMapping {
             switch self {
             case .useDefaultKeys: .useDefaultKeys
@@ -102,7 +108,8 @@ extension RowDecoder {
 
 extension ValueStrategies {
     /// These strategies with a coder's overrides applied; nil keeps the statement's.
-    func overridden(date: DateStrategy?, array: ArrayStrategy?, uuid: UUIDStrategy?) -> ValueStrategies {
+    @inlinable
+    package func overridden(date: DateStrategy?, array: ArrayStrategy?, uuid: UUIDStrategy?) -> ValueStrategies {
         ValueStrategies(date: date ?? self.date, array: array ?? self.array, uuid: uuid ?? self.uuid)
     }
 }

@@ -1,9 +1,8 @@
-/// The SQL of one model type, built once per connection from its coding keys, with its
-/// prepared statements: a row of a batch insert costs no SQL hashing or preparing.
-///
-/// Its SQL names each parameter after its coding key (`:createdAt` in SQLite); StrataPostgres builds it with the
-/// PostgreSQL dialect and sends the named parameters as `$n`.
-package final class RecordSQL {
+import Foundation
+
+/// The SQL of one model type (``RecordSQL``) with its prepared statements, built once per connection: a row of a
+/// batch insert costs no SQL hashing or preparing.
+final class RecordStatements {
     /// The statements of a record type.
     enum Kind: Int, CaseIterable {
         /// `insert` and `upsert` with `RETURNING *`, for a nil primary key: the row comes back from the
@@ -11,25 +10,20 @@ package final class RecordSQL {
         case insert, insertReturning, update, upsert, upsertReturning, delete
     }
 
+    /// The SQL, in SQLite's dialect.
+    let text: RecordSQL
+
     /// Coding keys in encoding order, and the column each maps to.
-    package let keys: [String]
-    let columns: [String]
+    var keys: [String] { text.keys }
+    var columns: [String] { text.columns }
     /// The coding key of the primary key.
-    package let primaryKeyKey: String
-    package let insert: String
-    package let update: String
-    package let upsert: String
-    package let delete: String
-    /// `insert` and `upsert` with `DEFAULT` in place of the primary key's parameter, for a dialect whose key column
-    /// assigns its value only when the insert leaves it to its default (PostgreSQL's `serial` and identity columns;
-    /// an explicit NULL there is a NOT NULL violation). SQLite never runs these: NULL in an `INTEGER PRIMARY KEY`
-    /// assigns the rowid.
-    package let insertDefaultingKey: String
-    package let upsertDefaultingKey: String
-    /// What the dialect appends to return the written row.
-    package let returning: String
+    var primaryKeyKey: String { text.primaryKeyKey }
     /// The 1-based index of the primary key parameter in `insert`.
-    let insertPrimaryKeyParameter: Int32
+    var insertPrimaryKeyParameter: Int32 { text.insertPrimaryKeyParameter }
+
+    init(_ text: RecordSQL) {
+        self.text = text
+    }
 
     /// Whether the last `insert` or `upsert` of this type had a nil primary key: the next one most
     /// likely does too, so it is encoded into the `RETURNING` statement first.
@@ -43,12 +37,12 @@ package final class RecordSQL {
 
     func sql(_ kind: Kind) -> String {
         switch kind {
-        case .insert: insert
-        case .insertReturning: insert + returning
-        case .update: update
-        case .upsert: upsert
-        case .upsertReturning: upsert + returning
-        case .delete: delete
+        case .insert: text.insert
+        case .insertReturning: text.insert + text.returning
+        case .update: text.update
+        case .upsert: text.upsert
+        case .upsertReturning: text.upsert + text.returning
+        case .delete: text.delete
         }
     }
 
@@ -93,72 +87,14 @@ package final class RecordSQL {
     func keep(_ encoding: StatementEncoding, for kind: Kind) {
         if prepared[kind.rawValue] === encoding.writer.statement { encodings[kind.rawValue] = encoding }
     }
-
-    package init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect = SQLiteDialect()) throws {
-        guard !T.tableName.isEmpty else {
-            throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
-        }
-        let mapping = T.keyEncodingStrategy.mapping
-        let columns = keys.map { mapping.name(for: $0) }
-        guard let primaryKeyOffset = columns.firstIndex(of: T.primaryKeyColumn) else {
-            throw DatabaseError(
-                code: .invalidArgument,
-                message: "\(T.self) has no coding key for its primary key \"\(T.primaryKey)\" "
-                    + "(column \"\(T.primaryKeyColumn)\"); its keys are \(keys.joined(separator: ", "))")
-        }
-        // Parameters are named after the coding keys, so the encoder binds them without a mapping.
-        for key in keys where !Self.isParameterName(key) {
-            throw DatabaseError(
-                code: .invalidArgument,
-                message: "\(T.self) has the coding key \"\(key)\", which cannot name an SQL parameter; "
-                    + "use letters, digits and underscores")
-        }
-        let table = try dialect.quote(T.tableName)
-        let quoted = try columns.map(dialect.quote)
-        let primaryKeyColumn = quoted[primaryKeyOffset]
-        let primaryKeyParameter = dialect.namedPlaceholder(keys[primaryKeyOffset])
-        let parameters = keys.map(dialect.namedPlaceholder)
-        let others = zip(quoted, parameters).enumerated().filter { $0.offset != primaryKeyOffset }.map(\.element)
-
-        self.keys = keys
-        self.columns = columns
-        self.primaryKeyKey = keys[primaryKeyOffset]
-        self.insertPrimaryKeyParameter = Int32(primaryKeyOffset + 1)
-        insert =
-            "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
-        let assignments = others.map { "\($0.0) = \($0.1)" }.joined(separator: ", ")
-        update =
-            others.isEmpty
-            ? "UPDATE \(table) SET \(primaryKeyColumn) = \(primaryKeyParameter) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
-            : "UPDATE \(table) SET \(assignments) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
-        let conflict = dialect.upsertClause(conflictColumn: primaryKeyColumn, columns: others.map(\.0))
-        upsert = insert + conflict
-        var defaulted = parameters
-        defaulted[primaryKeyOffset] = "DEFAULT"
-        insertDefaultingKey =
-            "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(defaulted.joined(separator: ", ")))"
-        upsertDefaultingKey = insertDefaultingKey + conflict
-        delete = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = \(primaryKeyParameter)"
-        returning = dialect.returningAllColumns
-    }
-
-    static func isParameterName(_ key: String) -> Bool {
-        guard let first = key.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
-        else { return false }
-        return key.unicodeScalars.allSatisfy {
-            $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ("0"..."9").contains($0)
-        }
-    }
 }
 
-/// The SQL of one model type that needs only its table and primary key, built once per connection.
+/// The SQL of one model type that needs only its table and primary key (``TableSQL``), with its prepared `find`
+/// statement, built once per connection.
 @usableFromInline
-package final class TableSQL {
-    let table: String
-    let primaryKey: String
-    package let find: String
-    package let fetchAll: String
-    package let deleteByID: String
+final class TableStatements {
+    /// The SQL, in SQLite's dialect.
+    let text: TableSQL
 
     /// The decoder reading the rows of the prepared `find` statement, reused lookup after lookup.
     @exclusivity(unchecked) private var findDecoding: RowDecoding?
@@ -170,7 +106,7 @@ package final class TableSQL {
             decoding.statement.strategies = database.strategies
             return decoding
         }
-        let statement = try Statement(database: database, sql: find, persistent: true)
+        let statement = try Statement(database: database, sql: text.find, persistent: true)
         let decoding = T.rowDecoder.makeDecoding(for: statement)
         if findDecoding.map({ !$0.statement.isLeased }) ?? true {
             findDecoding = decoding
@@ -178,15 +114,8 @@ package final class TableSQL {
         return decoding
     }
 
-    package init<T: Model>(for type: T.Type, dialect: some SQLDialect = SQLiteDialect()) throws {
-        guard !T.tableName.isEmpty else {
-            throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
-        }
-        table = try dialect.quote(T.tableName)
-        primaryKey = try dialect.quote(T.primaryKeyColumn)
-        find = "SELECT * FROM \(table) WHERE \(primaryKey) = \(dialect.placeholder(1))"
-        fetchAll = "SELECT * FROM \(table) ORDER BY \(primaryKey)"
-        deleteByID = "DELETE FROM \(table) WHERE \(primaryKey) = \(dialect.placeholder(1))"
+    init(_ text: TableSQL) {
+        self.text = text
     }
 }
 
@@ -194,88 +123,28 @@ extension Database {
     /// A decoder for `T` on the `find` statement of `T` (its `statement`), cached on the connection.
     @usableFromInline
     func finder<T: Model>(for type: T.Type) throws -> RowDecoding {
-        try tableSQL(for: T.self).finder(for: T.self, in: self)
+        try tableStatements(for: T.self).finder(for: T.self, in: self)
     }
 
     /// The table-level SQL of `T`, cached on the connection.
-    @usableFromInline @inline(__always)
+    @inline(__always)
     func tableSQL<T: Model>(for type: T.Type) throws -> TableSQL {
-        if let sql = tableSQLCache.value(for: T.self) { return sql }
-        let sql = try TableSQL(for: T.self)
-        tableSQLCache.set(sql, for: T.self)
-        return sql
-    }
-}
-
-/// Collects the coding keys a value encodes at its top level, in order, without encoding any value.
-package final class KeyCollector: Encoder {
-    package var keys: [String] = []
-
-    package init() {}
-
-    package var codingPath: [any CodingKey] { [] }
-    package var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(Container<Key>(collector: self))
+        try tableStatements(for: T.self).text
     }
 
-    package func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer(codingPath: []) }
-
-    package func singleValueContainer() -> any SingleValueEncodingContainer {
-        ColumnEncoder(strategies: ValueStrategies(), codingPath: [], userInfo: [:])
-    }
-
-    func add(_ key: String) {
-        if !keys.contains(key) { keys.append(key) }
-    }
-
-    struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        let collector: KeyCollector
-        var codingPath: [any CodingKey] { [] }
-
-        mutating func encodeNil(forKey key: Key) throws { collector.add(key.stringValue) }
-        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { collector.add(key.stringValue) }
-        // Every overload: the standard library's defaults for the concrete ones skip nil, and a
-        // nil optional is still a column.
-        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { add(key) }
-        mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { add(key) }
-
-        private func add(_ key: Key) { collector.add(key.stringValue) }
-
-        mutating func nestedContainer<NestedKey: CodingKey>(
-            keyedBy keyType: NestedKey.Type, forKey key: Key
-        ) -> KeyedEncodingContainer<NestedKey> {
-            collector.add(key.stringValue)
-            return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>(codingPath: []))
-        }
-
-        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            collector.add(key.stringValue)
-            return DiscardingUnkeyedContainer(codingPath: [])
-        }
-
-        mutating func superEncoder() -> any Encoder { collector }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { collector }
+    /// The table-level SQL of `T` and its prepared `find` statement, cached on the connection.
+    @usableFromInline @inline(__always)
+    func tableStatements<T: Model>(for type: T.Type) throws -> TableStatements {
+        if let statements = tableSQLCache.value(for: T.self) { return statements }
+        let statements = TableStatements(try TableSQL(for: T.self))
+        tableSQLCache.set(statements, for: T.self)
+        return statements
     }
 }
 
 extension Database {
     /// The SQL for `T`, built from the keys `instance` encodes and cached on the connection.
-    func recordSQL<T: Model>(for type: T.Type, instance: T) throws -> RecordSQL {
+    func recordSQL<T: Model>(for type: T.Type, instance: T) throws -> RecordStatements {
         if let sql = recordSQLCache.value(for: T.self) { return sql }
         let collector = KeyCollector()
         try instance.encode(to: collector)
@@ -284,15 +153,15 @@ extension Database {
 
     /// The SQL for a generated record type, built from its keys and cached on the connection.
     @inline(__always)
-    func recordSQL<T: GeneratedRecord>(for type: T.Type) throws -> RecordSQL {
+    func recordSQL<T: GeneratedRecord>(for type: T.Type) throws -> RecordStatements {
         if let sql = recordSQLCache.value(for: T.self) { return sql }
         return try cacheRecordSQL(for: T.self, keys: T.recordKeys)
     }
 
     /// Builds and caches the SQL of `T` for `keys`, replacing what was cached.
     @discardableResult
-    func cacheRecordSQL<T: Model>(for type: T.Type, keys: [String]) throws -> RecordSQL {
-        let sql = try RecordSQL(for: T.self, keys: keys)
+    func cacheRecordSQL<T: Model>(for type: T.Type, keys: [String]) throws -> RecordStatements {
+        let sql = RecordStatements(try RecordSQL(for: T.self, keys: keys))
         recordSQLCache.set(sql, for: T.self)
         return sql
     }
@@ -305,9 +174,9 @@ extension Database {
     /// `returning` is the statement to use instead of `kind` when the last insert of the type had a nil key.
     /// `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
     func encodeRecord<T: Model>(
-        _ model: T, statement kind: RecordSQL.Kind, returning: RecordSQL.Kind? = nil, watchPrimaryKey: Bool = false,
-        allKeys: Bool = true, bind: GeneratedBinding<T>? = nil
-    ) throws -> (Statement, StatementEncoding, RecordSQL) {
+        _ model: T, statement kind: RecordStatements.Kind, returning: RecordStatements.Kind? = nil,
+        watchPrimaryKey: Bool = false, allKeys: Bool = true, bind: GeneratedBinding<T>? = nil
+    ) throws -> (Statement, StatementEncoding, RecordStatements) {
         var record = try recordSQL(for: T.self, instance: model)
         for _ in 0..<2 {
             var chosen = kind
@@ -343,7 +212,7 @@ extension Database {
     ///
     /// See https://www.sqlite.org/datatype3.html#type_affinity
     func checkDecimalColumns<T: Model>(
-        _ parameters: [Int32], of statement: Statement, _ record: RecordSQL, _ type: T.Type
+        _ parameters: [Int32], of statement: Statement, _ record: RecordStatements, _ type: T.Type
     ) throws {
         let names = statement.parameterIndexes()
         for parameter in parameters {

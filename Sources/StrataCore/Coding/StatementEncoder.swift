@@ -1,0 +1,38 @@
+import Foundation
+
+/// Encodes `Encodable` values into a statement's named parameters: each coding key binds the
+/// parameter of the same name.
+///
+/// ```swift
+/// let statement = try db.prepare(query: "INSERT INTO foo (b, c, d, e) VALUES (:b, :c, :d, :e)")
+/// try StatementEncoder().encode(foo, to: statement)
+/// try statement.perform()
+/// ```
+///
+/// - **Every parameter is bound by the value or the encode throws**: bindings are cleared
+///   first, so a value never runs with one left over from the statement's previous use.
+/// - Keys the statement has no parameter for are skipped.
+/// - `nil` binds NULL.
+/// - Nested structs, arrays, dictionaries and sets bind one column of JSON TEXT (or a binary
+///   property list under ``ArrayStrategy/bplist``); raw-value enums bind their raw value.
+/// - A dictionary is a parameter set: `["age": 30]` binds `:age`.
+///
+/// Errors are `EncodingError`s with the coding path and a message naming the parameter.
+public struct StatementEncoder: Sendable {
+    /// How coding keys become parameter names. `.useDefaultKeys` by default.
+    public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+    /// Overrides the statement's date strategy.
+    public var dateStrategy: DateStrategy?
+    /// Overrides the statement's array strategy.
+    public var arrayStrategy: ArrayStrategy?
+    /// Overrides the statement's UUID strategy.
+    public var uuidStrategy: UUIDStrategy?
+    /// Contextual information for custom `encode(to:)` implementations.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Whether a ``GeneratedRecord`` is bound by its generated code: false only in tests that compare it with the
+    /// type's `Codable` conformance.
+    @usableFromInline package var usesGeneratedCode = true
+
+    @inlinable
+    public init() {}
+}
