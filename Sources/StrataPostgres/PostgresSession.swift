@@ -201,12 +201,8 @@ public struct PostgresSession: Sendable {
         -> [T]
     {
         let rows = try await collect(statement).rows
-        guard let first = rows.first else { return [] }
-        let columns = PostgresColumns(row: first)
-        let rowDecoder = PostgresRowDecoder(decoder, for: T.self)
-        // Column names are looked up for the first row only: the others follow its plan.
-        var plan: PostgresKeyPlan?
-        return try rows.map { try rowDecoder.decode(T.self, from: $0, columns: columns, plan: &plan) }
+        // Column names and types are read from the first row only: the others follow it.
+        return try PostgresRowDecoder(decoder, for: T.self).decodeAll(T.self, rows: rows)
     }
 
     /// Runs `statement` and decodes its first row as `T`, reading no further row.
