@@ -184,7 +184,9 @@ final class PostgresRowDecoding: Decoder {
     /// The result's layout, nil for a decoder of `cells`.
     private let layout: PostgresRowLayout?
     /// The values of the row being decoded, in column order, when there is a layout.
-    private var values: [ByteBuffer?] = []
+    // The mutable state below is used by one row's decoding at a time, never by overlapping accesses: it goes
+    // without the dynamic exclusivity checks, which cost more than the reads and writes themselves.
+    @exclusivity(unchecked) private var values: [ByteBuffer?] = []
     /// The names of the result's columns.
     let columns: PostgresColumns
     /// How coding keys find their columns.
@@ -196,12 +198,12 @@ final class PostgresRowDecoding: Decoder {
     /// of the first row (and for a decoder of `cells`).
     private let plan: PostgresKeyPlan?
     /// How many keys this row has looked up so far.
-    private var position = 0
+    @exclusivity(unchecked) private var position = 0
     /// Whether this decoder, of the first row of a result, records its lookups for the others.
     let isRecording: Bool
     /// The first row's key lookups, in order.
-    private var recordedKeys: [String] = []
-    private var recordedIndexes: [Int?] = []
+    @exclusivity(unchecked) private var recordedKeys: [String] = []
+    @exclusivity(unchecked) private var recordedIndexes: [Int?] = []
 
     /// The decoder of one row's `cells`.
     init(cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
@@ -226,13 +228,16 @@ final class PostgresRowDecoding: Decoder {
         self.userInfo = userInfo
         self.plan = plan
         isRecording = plan == nil
-        values.reserveCapacity(layout.count)
+        values = Array(repeating: nil, count: layout.count)
     }
 
     /// Makes `row`, of the result of the layout, the row to decode.
     func load(_ row: PostgresRow) {
-        values.removeAll(keepingCapacity: true)
-        for cell in row { values.append(cell.bytes) }
+        var index = 0
+        for cell in row where index < values.count {
+            values[index] = cell.bytes
+            index += 1
+        }
         position = 0
     }
 
@@ -318,14 +323,14 @@ final class PostgresRowDecoding: Decoder {
         return values[index]
     }
 
-    /// An integer from a binary int2, int4 or int8 that fits `I`.
-    func directInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int) -> I? {
+    /// An integer from a binary int2, int4 or int8 (the caller checks that it fits the width it reads).
+    func directInteger(at index: Int) -> Int64? {
         guard let layout, let bytes = values[index] else { return nil }
         let at = bytes.readerIndex
         switch layout.kinds[index] {
-        case .int8: return bytes.getInteger(at: at, as: Int64.self).flatMap { I(exactly: $0) }
-        case .int4: return bytes.getInteger(at: at, as: Int32.self).flatMap { I(exactly: $0) }
-        case .int2: return bytes.getInteger(at: at, as: Int16.self).flatMap { I(exactly: $0) }
+        case .int8: return bytes.getInteger(at: at, as: Int64.self)
+        case .int4: return bytes.getInteger(at: at, as: Int32.self).map { Int64($0) }
+        case .int2: return bytes.getInteger(at: at, as: Int16.self).map { Int64($0) }
         default: return nil
         }
     }
@@ -386,16 +391,57 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(at: index(key), key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(at: index(key), key) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try float(at: index(key), key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(at: index(key), key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(at: index(key), key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(at: index(key), key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(at: index(key), key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(at: index(key), key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(at: index(key), key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(at: index(key), key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(at: index(key), key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(at: index(key), key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(at: index(key), key) }
+    // Integers: an int2, int4 or int8 that fits, read directly; anything else through the general path.
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = Int(exactly: value) { return exact }
+        return try integer(Int.self, at: index, key)
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = Int8(exactly: value) { return exact }
+        return try integer(Int8.self, at: index, key)
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = Int16(exactly: value) { return exact }
+        return try integer(Int16.self, at: index, key)
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = Int32(exactly: value) { return exact }
+        return try integer(Int32.self, at: index, key)
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index) { return value }
+        return try integer(Int64.self, at: index, key)
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = UInt(exactly: value) { return exact }
+        return try integer(UInt.self, at: index, key)
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = UInt8(exactly: value) { return exact }
+        return try integer(UInt8.self, at: index, key)
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = UInt16(exactly: value) { return exact }
+        return try integer(UInt16.self, at: index, key)
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = UInt32(exactly: value) { return exact }
+        return try integer(UInt32.self, at: index, key)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        let index = try index(key)
+        if let value = decoder.directInteger(at: index), let exact = UInt64(exactly: value) { return exact }
+        return try integer(UInt64.self, at: index, key)
+    }
 
     // The optional requirements, which synthesized `init(from:)` calls for optional properties: nil for a missing
     // column or NULL, as the protocol's own implementations (`contains`, then `decodeNil`, then `decode`) give, with
@@ -412,16 +458,56 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
         try present(key).map { try float(at: $0, key) }
     }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = Int(exactly: value) { return exact }
+        return try integer(Int.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = Int8(exactly: value) { return exact }
+        return try integer(Int8.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = Int16(exactly: value) { return exact }
+        return try integer(Int16.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = Int32(exactly: value) { return exact }
+        return try integer(Int32.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index) { return value }
+        return try integer(Int64.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = UInt(exactly: value) { return exact }
+        return try integer(UInt.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = UInt8(exactly: value) { return exact }
+        return try integer(UInt8.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = UInt16(exactly: value) { return exact }
+        return try integer(UInt16.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = UInt32(exactly: value) { return exact }
+        return try integer(UInt32.self, at: index, key)
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        guard let index = present(key) else { return nil }
+        if let value = decoder.directInteger(at: index), let exact = UInt64(exactly: value) { return exact }
+        return try integer(UInt64.self, at: index, key)
+    }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try present(key).map { try value(T.self, at: $0, key) }
     }
@@ -471,15 +557,9 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try PostgresCellReader.float(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
     }
 
-    /// An integer of width `I` from the column at `index`.
-    private func integer<I: FixedWidthInteger>(at index: Int, _ key: Key) throws -> I {
-        if let value = decoder.directInteger(I.self, at: index) { return value }
-        return try PostgresCellReader.integer(I.self, from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-    }
-
-    /// An integer of width `I` for `key`, nil for a missing column or NULL.
-    private func optionalInteger<I: FixedWidthInteger>(_ key: Key) throws -> I? {
-        try present(key).map { try integer(at: $0, key) }
+    /// An integer of width `I` from the column at `index`, as the general path reads it: the value or its error.
+    private func integer<I: FixedWidthInteger>(_ type: I.Type, at index: Int, _ key: Key) throws -> I {
+        try PostgresCellReader.integer(I.self, from: decoder.cell(at: index), codingPath: { codingPath + [key] })
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
