@@ -200,9 +200,27 @@ public struct PostgresSession: Sendable {
     func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> [T]
     {
-        let rows = try await collect(statement).rows
-        // Column names and types are read from the first row only: the others follow it.
-        return try PostgresRowDecoder(decoder, for: T.self).decodeAll(T.self, rows: rows)
+        let rows = try await stream(statement)
+        // Each row is decoded as it arrives; column names and types are read from the first row only.
+        var result = PostgresResultDecoder<T>(PostgresRowDecoder(decoder, for: T.self))
+        var decodingError: (any Error)?
+        var iterator = rows.makeAsyncIterator()
+        do {
+            while let row = try await iterator.next() {
+                // After a row that does not decode, the others are still read: an error of the server while they
+                // arrive wins over it, as when every row arrived before the first was decoded.
+                guard decodingError == nil else { continue }
+                do {
+                    try result.append(row)
+                } catch {
+                    decodingError = error
+                }
+            }
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+        if let decodingError { throw decodingError }
+        return result.values
     }
 
     /// Runs `statement` and decodes its first row as `T`, reading no further row.

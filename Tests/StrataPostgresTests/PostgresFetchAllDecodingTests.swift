@@ -181,6 +181,40 @@ struct PostgresFetchAllDecodingTests {
         }
     }
 
+    /// Two integers.
+    struct Pair: Decodable, Sendable {
+        var value: Int
+        var boom: Int
+    }
+
+    @Test("rows decode as they arrive, but an error of the server after a row that does not decode still wins")
+    func serverErrorWinsOverDecodingError() async throws {
+        try await PostgresTestServer.withPool { pool in
+            // The second row does not decode (NULL); the server fails later, dividing by zero at row 5,000, after
+            // thousands of rows were sent.
+            let sql = """
+                SELECT CASE WHEN i <> 2 THEN i END AS value, 1 / (5000 - i) AS boom
+                FROM generate_series(1, 10000) AS i
+                """
+            let error = await #expect(throws: PostgresError.self) {
+                try await pool.read { db in _ = try await db.fetchAll(Pair.self, query: sql) }
+            }
+            #expect(error?.sqlState == "22012")
+            // Without the server's error, the row's own error.
+            let decoding = await #expect(throws: DecodingError.self) {
+                try await pool.read { db in
+                    _ = try await db.fetchAll(Pair.self, query: sql.replacingOccurrences(of: "5000 - i", with: "1"))
+                }
+            }
+            #expect(Self.describe(decoding).hasPrefix("valueNotFound Int [\"value\"]"))
+            // The session goes on after both.
+            let count = try await pool.read { db in
+                try await db.fetchAll(Pair.self, query: "SELECT i AS value, i AS boom FROM generate_series(1, 3) AS i")
+            }
+            #expect(count.map(\.value) == [1, 2, 3])
+        }
+    }
+
     /// A value that asks for its columns in an order that depends on the row.
     struct Varying: Decodable, Equatable {
         var kind: String

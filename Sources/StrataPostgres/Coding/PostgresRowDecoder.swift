@@ -50,37 +50,6 @@ struct PostgresRowDecoder: Sendable {
         try decode(T.self, cells: Array(row), columns: columns)
     }
 
-    /// Decodes every row of one result, in order.
-    ///
-    /// What the rows share is read once, from the first: the columns' names, types and formats
-    /// (``PostgresRowLayout``), and the columns its coding keys found (``PostgresKeyPlan``). Each row then only
-    /// loads its values into one decoder, which the rows share as long as no `init(from:)` keeps it, and the
-    /// standard library's types read the common binary columns (`int2`, `int4`, `int8`, `float4`, `float8`,
-    /// `bool`, `text`, `bytea`...) directly; any other column, NULL, or a value that does not fit takes the
-    /// general path with its errors.
-    func decodeAll<T: Decodable>(_ type: T.Type, rows: [PostgresRow]) throws -> [T] {
-        guard let first = rows.first else { return [] }
-        let layout = PostgresRowLayout(row: first)
-        var values: [T] = []
-        values.reserveCapacity(rows.count)
-        if layout.count == 1, Self.isScalar(T.self) {
-            for row in rows {
-                guard let cell = row.first else { continue }
-                values.append(try PostgresCellReader.decode(T.self, from: cell, codingPath: []))
-            }
-            return values
-        }
-        var decoding = PostgresRowDecoding(layout: layout, mapping: mapping, userInfo: userInfo)
-        for row in rows {
-            decoding.load(row)
-            values.append(try T(from: decoding))
-            // The first row's decoder hands the key plan it recorded to a decoder for the rows after it; a decoder
-            // that the decoded value kept (or a container of it) stays with that value.
-            if decoding.isRecording || !isKnownUniquelyReferenced(&decoding) { decoding = decoding.successor() }
-        }
-        return values
-    }
-
     /// Decodes the `cells` of one row, whose names are `columns`: a whole row, or one table's part of a joined row.
     func decode<T: Decodable>(_ type: T.Type, cells: [PostgresCell], columns: PostgresColumns) throws -> T {
         if cells.count == 1, let first = cells.first, Self.isScalar(T.self) {
@@ -92,6 +61,64 @@ struct PostgresRowDecoder: Sendable {
     /// Whether `T` is read from one column rather than keyed by columns.
     static func isScalar<T>(_ type: T.Type) -> Bool {
         T.self is any DatabaseValueConvertible.Type
+    }
+}
+
+/// Decodes the rows of one result as `T`, in order, one at a time as they arrive.
+///
+/// What the rows share is read once, from the first: the columns' names, types and formats
+/// (``PostgresRowLayout``), and the columns its coding keys found (``PostgresKeyPlan``). Each row then only loads its
+/// values into one decoder, which the rows share as long as no `init(from:)` keeps it, and the standard library's
+/// types read the common binary columns (`int2`, `int4`, `int8`, `float4`, `float8`, `bool`, `text`, `bytea`...)
+/// directly; any other column, NULL, or a value that does not fit takes the general path with its errors.
+struct PostgresResultDecoder<T: Decodable> {
+    /// The key mapping and user info.
+    private let decoder: PostgresRowDecoder
+    /// Whether the rows are read as one scalar each; nil before the first row.
+    private var isScalar: Bool?
+    /// The decoder of the next row, nil before the first row and for scalars.
+    private var decoding: PostgresRowDecoding?
+    /// The rows decoded so far.
+    private(set) var values: [T] = []
+
+    /// A decoder of rows with `decoder`'s key mapping and user info.
+    init(_ decoder: PostgresRowDecoder) {
+        self.decoder = decoder
+    }
+
+    /// Decodes `row`, the next row of the result, and appends its value to ``values``.
+    mutating func append(_ row: PostgresRow) throws {
+        let isScalar: Bool
+        if let known = self.isScalar {
+            isScalar = known
+        } else {
+            let layout = PostgresRowLayout(row: row)
+            isScalar = layout.count == 1 && PostgresRowDecoder.isScalar(T.self)
+            self.isScalar = isScalar
+            if !isScalar {
+                decoding = PostgresRowDecoding(layout: layout, mapping: decoder.mapping, userInfo: decoder.userInfo)
+            }
+        }
+        guard !isScalar, var decoding else {
+            for cell in row {
+                values.append(try PostgresCellReader.decode(T.self, from: cell, codingPath: []))
+                break
+            }
+            return
+        }
+        // Taken out while the row decodes, so that a decoder kept by nothing else is seen as such.
+        self.decoding = nil
+        decoding.load(row)
+        do {
+            values.append(try T(from: decoding))
+        } catch {
+            self.decoding = decoding
+            throw error
+        }
+        // The first row's decoder hands the key plan it recorded to a decoder for the rows after it; a decoder that
+        // the decoded value kept (or a container of it) stays with that value.
+        if decoding.isRecording || !isKnownUniquelyReferenced(&decoding) { decoding = decoding.successor() }
+        self.decoding = decoding
     }
 }
 
@@ -234,8 +261,9 @@ final class PostgresRowDecoding: Decoder {
     /// Makes `row`, of the result of the layout, the row to decode.
     func load(_ row: PostgresRow) {
         var index = 0
-        for cell in row where index < values.count {
-            values[index] = cell.bytes
+        for var cell in row where index < values.count {
+            // Swapped rather than copied: the value moves in without a retain, the previous row's goes with the cell.
+            swap(&values[index], &cell.bytes)
             index += 1
         }
         position = 0
