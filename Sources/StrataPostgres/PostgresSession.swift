@@ -200,13 +200,27 @@ public struct PostgresSession: Sendable {
     func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> [T]
     {
-        let rows = try await collect(statement).rows
-        guard let first = rows.first else { return [] }
-        let columns = PostgresColumns(row: first)
-        let rowDecoder = PostgresRowDecoder(decoder, for: T.self)
-        // Column names are looked up for the first row only: the others follow its plan.
-        var plan: PostgresKeyPlan?
-        return try rows.map { try rowDecoder.decode(T.self, from: $0, columns: columns, plan: &plan) }
+        let rows = try await stream(statement)
+        // Each row is decoded as it arrives; column names and types are read from the first row only.
+        var result = PostgresResultDecoder<T>(PostgresRowDecoder(decoder, for: T.self))
+        var decodingError: (any Error)?
+        var iterator = rows.makeAsyncIterator()
+        do {
+            while let row = try await iterator.next() {
+                // After a row that does not decode, the others are still read: an error of the server while they
+                // arrive wins over it, as when every row arrived before the first was decoded.
+                guard decodingError == nil else { continue }
+                do {
+                    try result.append(row)
+                } catch {
+                    decodingError = error
+                }
+            }
+        } catch {
+            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
+        }
+        if let decodingError { throw decodingError }
+        return result.values
     }
 
     /// Runs `statement` and decodes its first row as `T`, reading no further row.
