@@ -67,6 +67,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The 0-based position of the element whose insert failed, when a batch (`insert(contentsOf:)`) failed at one.
     public let elementIndex: Int?
 
+    @usableFromInline
     package init(
         code: Code,
         resultCode: ResultCode? = nil,
@@ -138,7 +139,11 @@ extension DatabaseError {
     }
 
     /// A value that cannot become `requested`: `could not decode Int8 from INTEGER (out of range)`.
-    @usableFromInline
+    ///
+    /// Inlinable, as it was when it lived in Strata's module: called across the module boundary from the
+    /// integer reads of generated records, it left their `Int` and `Int64` bodies alike enough for the optimizer
+    /// to merge them behind a thunk, which cost `strata-table` FETCH 76 instructions a row (callgrind).
+    @inlinable
     package static func conversion(
         _ code: Code,
         from value: DatabaseValue,
