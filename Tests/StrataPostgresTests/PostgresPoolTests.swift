@@ -135,14 +135,7 @@ struct PostgresPoolTests {
             ),
         ]
         for (url, code, text) in cases {
-            let pool = try PostgresPool(url: url, connections: 1)
-            let error = await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await pool.run() }
-                defer { group.cancelAll() }
-                return await #expect(throws: PostgresError.self) {
-                    try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
-                }
-            }
+            let error = try await Self.firstReadError(url: url)
             #expect(error?.code == code, "\(url)")
             #expect(error?.description.contains(text) == true, "\(String(describing: error))")
             #expect(error?.description.contains("\n") == false)
@@ -161,14 +154,7 @@ struct PostgresPoolTests {
             (try #require(missing.string), "the server asks for a password and the URL has none"),
         ]
         for (url, text) in cases {
-            let pool = try PostgresPool(url: url, connections: 1)
-            let error = await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await pool.run() }
-                defer { group.cancelAll() }
-                return await #expect(throws: PostgresError.self) {
-                    try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
-                }
-            }
+            let error = try await Self.firstReadError(url: url)
             #expect(error?.code == .authenticationFailed, "\(url)")
             #expect(error?.description.contains(text) == true, "\(String(describing: error))")
             #expect(error?.description.contains("not-the-password") == false)
@@ -182,6 +168,19 @@ struct PostgresPoolTests {
             return try await pool.read { db in try await db.fetchOne(String.self, query: "SELECT current_user") }
         }
         #expect(user == "strata_password")
+    }
+
+    /// The error of the first read on a running one-connection pool of `url`, recorded as an issue when it does not
+    /// throw a `PostgresError`.
+    static func firstReadError(url: String) async throws -> PostgresError? {
+        let pool = try PostgresPool(url: url, connections: 1)
+        return await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            return await #expect(throws: PostgresError.self) {
+                try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
+            }
+        }
     }
 
     @Test("a URL that cannot be used throws invalidURL without its password")

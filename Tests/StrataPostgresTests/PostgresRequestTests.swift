@@ -131,18 +131,22 @@ struct PostgresRequestTests {
         var name: String
     }
 
+    /// The five notes of `seed`, and tags 1, 2, 3 on notes 1, 1, 3, named swift, sql, swift.
+    static func seedTags(_ pool: PostgresPool) async throws {
+        try await seed(pool)
+        try await pool.write { db in
+            try await db.execute(
+                query: "CREATE TABLE tag (id bigserial PRIMARY KEY, \"noteId\" bigint NOT NULL, name text NOT NULL)")
+            for (noteId, name) in [(Int64(1), "swift"), (1, "sql"), (3, "swift")] {
+                try await db.insert(Tag(id: nil, noteId: noteId, name: name))
+            }
+        }
+    }
+
     @Test("joins decode pairs, each model reading its own table's columns; a left join gives nil for no match")
     func joins() async throws {
         try await PostgresTestServer.withPool { pool in
-            try await Self.seed(pool)
-            try await pool.write { db in
-                try await db.execute(
-                    query: "CREATE TABLE tag (id bigserial PRIMARY KEY, \"noteId\" bigint NOT NULL, name text NOT NULL)"
-                )
-                for (noteId, name) in [(Int64(1), "swift"), (1, "sql"), (3, "swift")] {
-                    try await db.insert(Tag(id: nil, noteId: noteId, name: name))
-                }
-            }
+            try await Self.seedTags(pool)
             let condition = Column("noteId", table: Tag.self) == Column("id")
             let (pairs, left) = try await pool.read { db in
                 (
@@ -171,16 +175,10 @@ struct PostgresRequestTests {
     @Test("a three-table join decodes triples, each model reading its own table's columns")
     func threeTableJoin() async throws {
         try await PostgresTestServer.withPool { pool in
-            try await Self.seed(pool)
+            try await Self.seedTags(pool)
             try await pool.write { db in
                 try await db.execute(
-                    query: "CREATE TABLE tag (id bigserial PRIMARY KEY, \"noteId\" bigint NOT NULL, name text NOT NULL)"
-                )
-                try await db.execute(
                     query: "CREATE TABLE reaction (id bigserial PRIMARY KEY, \"tagId\" bigint NOT NULL, emoji text)")
-                for (noteId, name) in [(Int64(1), "swift"), (1, "sql"), (3, "swift")] {
-                    try await db.insert(Tag(id: nil, noteId: noteId, name: name))
-                }
                 // Ids 1, 2, 3 of reaction point at tags 3, 1, 3: no row's ids agree across the three tables.
                 for (tagId, emoji) in [(Int64(3), "+1"), (1, "heart"), (3, "eyes")] {
                     try await db.insert(Reaction(id: nil, tagId: tagId, emoji: emoji))
