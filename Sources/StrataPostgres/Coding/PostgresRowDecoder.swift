@@ -420,55 +420,21 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(at: index(key), key) }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try float(at: index(key), key) }
     // Integers: an int2, int4 or int8 that fits, read directly; anything else through the general path.
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = Int(exactly: value) { return exact }
-        return try integer(Int.self, at: index, key)
-    }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = Int8(exactly: value) { return exact }
-        return try integer(Int8.self, at: index, key)
-    }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = Int16(exactly: value) { return exact }
-        return try integer(Int16.self, at: index, key)
-    }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = Int32(exactly: value) { return exact }
-        return try integer(Int32.self, at: index, key)
-    }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index) { return value }
-        return try integer(Int64.self, at: index, key)
-    }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = UInt(exactly: value) { return exact }
-        return try integer(UInt.self, at: index, key)
-    }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = UInt8(exactly: value) { return exact }
-        return try integer(UInt8.self, at: index, key)
-    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try narrowed(Int.self, at: index(key), key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try narrowed(Int8.self, at: index(key), key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try narrowed(Int16.self, at: index(key), key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try narrowed(Int32.self, at: index(key), key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try narrowed(Int64.self, at: index(key), key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try narrowed(UInt.self, at: index(key), key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try narrowed(UInt8.self, at: index(key), key) }
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = UInt16(exactly: value) { return exact }
-        return try integer(UInt16.self, at: index, key)
+        try narrowed(UInt16.self, at: index(key), key)
     }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = UInt32(exactly: value) { return exact }
-        return try integer(UInt32.self, at: index, key)
+        try narrowed(UInt32.self, at: index(key), key)
     }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        let index = try index(key)
-        if let value = decoder.directInteger(at: index), let exact = UInt64(exactly: value) { return exact }
-        return try integer(UInt64.self, at: index, key)
+        try narrowed(UInt64.self, at: index(key), key)
     }
 
     // The optional requirements, which synthesized `init(from:)` calls for optional properties: nil for a missing
@@ -487,57 +453,46 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try present(key).map { try float(at: $0, key) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = Int(exactly: value) { return exact }
-        return try integer(Int.self, at: index, key)
+        try present(key).map { try narrowed(Int.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = Int8(exactly: value) { return exact }
-        return try integer(Int8.self, at: index, key)
+        try present(key).map { try narrowed(Int8.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = Int16(exactly: value) { return exact }
-        return try integer(Int16.self, at: index, key)
+        try present(key).map { try narrowed(Int16.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = Int32(exactly: value) { return exact }
-        return try integer(Int32.self, at: index, key)
+        try present(key).map { try narrowed(Int32.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index) { return value }
-        return try integer(Int64.self, at: index, key)
+        try present(key).map { try narrowed(Int64.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = UInt(exactly: value) { return exact }
-        return try integer(UInt.self, at: index, key)
+        try present(key).map { try narrowed(UInt.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = UInt8(exactly: value) { return exact }
-        return try integer(UInt8.self, at: index, key)
+        try present(key).map { try narrowed(UInt8.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = UInt16(exactly: value) { return exact }
-        return try integer(UInt16.self, at: index, key)
+        try present(key).map { try narrowed(UInt16.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = UInt32(exactly: value) { return exact }
-        return try integer(UInt32.self, at: index, key)
+        try present(key).map { try narrowed(UInt32.self, at: $0, key) }
     }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        guard let index = present(key) else { return nil }
-        if let value = decoder.directInteger(at: index), let exact = UInt64(exactly: value) { return exact }
-        return try integer(UInt64.self, at: index, key)
+        try present(key).map { try narrowed(UInt64.self, at: $0, key) }
     }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try present(key).map { try value(T.self, at: $0, key) }
+    }
+
+    /// An integer of width `I` from the column at `index`: an int2, int4 or int8 that fits, read directly; anything
+    /// else through the general path. Always inlined into the concrete requirements above, where `I` is known, so
+    /// that `I(exactly:)` is not called through the generic witness tables of a container generic over its key.
+    @inline(__always)
+    private func narrowed<I: FixedWidthInteger>(_ type: I.Type, at index: Int, _ key: Key) throws -> I {
+        if let value = decoder.directInteger(at: index), let exact = I(exactly: value) { return exact }
+        return try integer(I.self, at: index, key)
     }
 
     /// The index of the column of `key`, or the error of a missing column.
