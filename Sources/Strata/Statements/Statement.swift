@@ -342,6 +342,13 @@ public final class Statement {
         parameterIndexes().sorted { $0.value[0] < $1.value[0] }.map(\.key)
     }
 
+    /// Whether the statement has stepped and not yet finished or been reset: a caller may still be reading its rows.
+    ///
+    /// See https://www.sqlite.org/c3ref/stmt_busy.html
+    var isMidRun: Bool {
+        connection.handle != nil && sqlite3_stmt_busy(handle) != 0
+    }
+
     /// The index of the column named `name`: an exact match first, then a case-insensitive one, as SQL compares names.
     ///
     /// - Complexity: O(1) after the first call, which builds the map.
