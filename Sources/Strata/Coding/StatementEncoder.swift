@@ -60,6 +60,8 @@ final class StatementEncoding: Encoder {
     var watchedWasNull: Bool { writer.watchedWasNull }
     /// The keys a record's value encoded that its statement has no parameter for.
     var skippedKeys: [String] { writer.skippedKeys }
+    /// The parameters a record's pass left unbound, whose keys the value did not encode.
+    var unboundParameters: [Int32] { writer.unboundParameters }
 
     /// Whether this encoding can run the next pass over `statement` with these settings.
     func canEncode(for statement: Statement, mapping: KeyMapping, strategies: ValueStrategies) -> Bool {
@@ -124,6 +126,8 @@ final class ParameterWriter {
     /// collect the keys that found no parameter, so that their SQL can grow to include them.
     @exclusivity(unchecked) var forRecord = false
     @exclusivity(unchecked) var skippedKeys: [String] = []
+    /// The parameters a record's pass left unbound: the value did not encode their keys.
+    @exclusivity(unchecked) var unboundParameters: [Int32] = []
     /// Whether binds are recorded for the check that every parameter was bound: not in a pass of a generated record
     /// whose keys name every parameter of the statement, which cannot leave one unbound.
     @exclusivity(unchecked) var tracksBound = true
@@ -154,6 +158,7 @@ final class ParameterWriter {
         watchedWasNull = false
         self.forRecord = forRecord
         if !skippedKeys.isEmpty { skippedKeys.removeAll() }
+        if !unboundParameters.isEmpty { unboundParameters.removeAll() }
         if !preciseDecimalParameters.isEmpty { preciseDecimalParameters.removeAll() }
     }
 
@@ -248,14 +253,19 @@ final class ParameterWriter {
     }
 
     /// Ends a record's pass: throws the first failure a container could not throw, and binds NULL to the parameters
-    /// no key bound (a custom `encode(to:)` may leave out nil values).
+    /// no key bound (a custom `encode(to:)` may leave out nil values) and notes them: the record then runs its
+    /// statement for exactly the keys the value encoded (see `Database.encodeRecord`).
     func endRecordPass() throws {
         if let deferredError { throw deferredError }
         guard tracksBound else { return }
-        for index in cache.unboundParameters() {
+        let unbound = cache.unboundParameters()
+        guard !unbound.isEmpty else { return }
+        // NULL, so that no value of an earlier pass is left bound; a left-out primary key is a nil key.
+        for index in unbound {
             try statement.bindNull(at: index)
             if index == watchedParameter { watchedWasNull = true }
         }
+        unboundParameters = unbound
     }
 
     /// Binds `target` through `bind` (and any other parameter of the same name) and records it as bound.

@@ -25,6 +25,11 @@ final class RecordStatements {
         self.text = text
     }
 
+    /// The statements of the same type for other sets of keys, by their keys: a value whose `encode(to:)` leaves a
+    /// key out runs statements without its column (DEFAULT on insert, kept on update). At most `maximumVariants`.
+    @exclusivity(unchecked) var variants: [[String]: RecordStatements] = [:]
+    static let maximumVariants = 16
+
     /// Whether the last `insert` or `upsert` of this type had a nil primary key: the next one most
     /// likely does too, so it is encoded into the `RETURNING` statement first.
     @exclusivity(unchecked) var lastKeyWasNil = false
@@ -166,9 +171,23 @@ extension Database {
         return sql
     }
 
-    /// Encodes `model` into the cached statement for `sql(record)`; when the model encoded a key
-    /// the cached SQL lacks (a custom `encode(to:)` that skips nil values), the SQL grows to
-    /// include it and the model is encoded again.
+    /// The SQL of `T` for exactly `keys`: `record` when they are its keys, otherwise one of its variants, built
+    /// and kept on first use.
+    func recordSQL<T: Model>(for type: T.Type, keys: [String], from record: RecordStatements) throws
+        -> RecordStatements
+    {
+        if keys == record.keys { return record }
+        if let variant = record.variants[keys] { return variant }
+        let variant = RecordStatements(try RecordSQL(for: T.self, keys: keys))
+        if record.variants.count >= RecordStatements.maximumVariants { record.variants.removeAll() }
+        record.variants[keys] = variant
+        return variant
+    }
+
+    /// Encodes `model` into the cached statement of `kind`; when the model encoded other keys than the cached SQL
+    /// names (a custom `encode(to:)` that skips nil values), it is encoded again into the statement for exactly its
+    /// keys: a key a value leaves out is left out of its statement (its column's DEFAULT on insert, its value kept
+    /// on update), whatever the connection wrote before.
     ///
     /// `allKeys` is false for statements that bind only some keys on purpose (`DELETE` binds the primary key).
     /// `returning` is the statement to use instead of `kind` when the last insert of the type had a nil key.
@@ -187,15 +206,15 @@ extension Database {
                 model, to: statement, watching: watched, forRecord: true,
                 reusing: record.lastEncoding(chosen, for: statement), bind: bind)
             record.keep(encoding, for: chosen)
-            if !allKeys || encoding.skippedKeys.isEmpty {
+            let leftOut = allKeys ? leftOutKeys(encoding, of: statement, record) : []
+            if !allKeys || (encoding.skippedKeys.isEmpty && leftOut.isEmpty) {
                 if !encoding.writer.preciseDecimalParameters.isEmpty {
                     try checkDecimalColumns(encoding.writer.preciseDecimalParameters, of: statement, record, T.self)
                 }
                 return (statement, encoding, record)
             }
-            let lastKeyWasNil = record.lastKeyWasNil
-            record = try cacheRecordSQL(for: T.self, keys: record.keys + encoding.skippedKeys)
-            record.lastKeyWasNil = lastKeyWasNil
+            let keys = record.keys.filter { !leftOut.contains($0) } + encoding.skippedKeys
+            record = try recordSQL(for: T.self, keys: keys, from: recordSQLCache.value(for: T.self) ?? record)
         }
         throw DatabaseError(
             code: .invalidArgument, message: "\(T.self) encodes keys that its table SQL cannot hold",
@@ -204,6 +223,16 @@ extension Database {
 }
 
 extension Database {
+    /// The keys whose parameters a record's pass left unbound (the value did not encode them), but the primary
+    /// key's: a left-out key is a nil key, which the insert assigns.
+    func leftOutKeys(_ encoding: StatementEncoding, of statement: Statement, _ record: RecordStatements) -> [String] {
+        let unbound = encoding.unboundParameters
+        guard !unbound.isEmpty else { return [] }
+        return statement.parameterIndexes().compactMap { name, indexes in
+            name != record.primaryKeyKey && indexes.contains(where: unbound.contains) ? name : nil
+        }
+    }
+
     /// Throws when a Decimal with more significant digits than a REAL keeps is about to be written to a
     /// column with INTEGER, REAL or NUMERIC affinity, which would turn it into a REAL and lose digits.
     ///
