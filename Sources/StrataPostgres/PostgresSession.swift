@@ -236,6 +236,12 @@ public struct PostgresSession: Sendable {
             throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
         }
         guard let first else { return nil }
+        // One NULL that a non-optional scalar cannot hold (the `max` of an empty table) is no value, as on SQLite.
+        if first.count == 1, first.first?.bytes == nil, let scalar = T.self as? any DatabaseValueConvertible.Type,
+            (try? scalar.init(databaseValue: .null)) == nil
+        {
+            return nil
+        }
         return try PostgresRowDecoder(decoder, for: T.self).decode(
             T.self, from: first, columns: PostgresColumns(row: first))
     }

@@ -170,7 +170,7 @@ struct PostgresValueTests {
             #expect(context.codingPath.map(\.stringValue) == ["name"])
 
             let null = await #expect(throws: DecodingError.self) {
-                try await pool.read { db in _ = try await db.fetchOne(String.self, query: "SELECT NULL::text AS t") }
+                try await pool.read { db in _ = try await db.fetchAll(String.self, query: "SELECT NULL::text AS t") }
             }
             guard case .valueNotFound(_, let nullContext) = null else {
                 Issue.record("expected a value not found, got \(String(describing: null))")

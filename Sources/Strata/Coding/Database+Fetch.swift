@@ -94,18 +94,26 @@ extension Database {
         }
     }
 
-    /// The first row of a one-column `query` as `T`, or nil when there is none.
+    /// The first row of a one-column `query` as `T`, or nil when there is none, or when its value is NULL and `T`
+    /// cannot hold NULL (`SELECT max(id) FROM note` over an empty table).
+    ///
+    /// ```swift
+    /// let newest = try db.fetchOne(Int64.self, query: "SELECT max(id) FROM note")   // nil: no note yet
+    /// ```
+    ///
+    /// An optional `T` still tells the two apart: `fetchOne(Int64?.self, ...)` is `.some(nil)` for a NULL row.
     public func fetchOne<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
-        try first(query: query, parameters: QueryParameters(parameters)) { try $0.scalar(T.self) }
+        try first(query: query, parameters: QueryParameters(parameters)) { try $0.firstScalar(T.self) } ?? nil
     }
 
-    /// The first row of a one-column `query` as `T`, or nil when there is none.
+    /// The first row of a one-column `query` as `T`, or nil when there is none, or when its value is NULL and `T`
+    /// cannot hold NULL.
     public func fetchOne<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
-        try first(query: query, parameters: QueryParameters(parameters)) { try $0.scalar(T.self) }
+        try first(query: query, parameters: QueryParameters(parameters)) { try $0.firstScalar(T.self) } ?? nil
     }
 
     /// A lazy cursor over the rows of `query`, decoding one row per ``FetchCursor/next()``.
@@ -224,6 +232,15 @@ extension Database {
 
 extension Statement {
     /// The only column of the current row as `T`.
+    /// The only column of the current row as `T` for `fetchOne`: nil when it is NULL and `T` cannot hold NULL, as
+    /// the value of an aggregate over no row (`max(id)`) is.
+    func firstScalar<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T? {
+        if columnCount == 1, isNull(at: 0) {
+            return try? T.decoded(from: .null, using: strategies)
+        }
+        return try scalar(T.self)
+    }
+
     func scalar<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
         guard columnCount == 1 else {
             throw DatabaseError(

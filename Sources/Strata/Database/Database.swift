@@ -79,6 +79,7 @@ public final class Database {
         _ = strata_disable_double_quoted_strings(connection)
         self.busyTimeout = busyTimeout
         applyBusyTimeout(busyTimeout, to: connection)
+        DecimalCollation.register(on: connection)
         do {
             // Reading the schema catches a file that is not a database now, not at the first query.
             try execute(query: "SELECT count(*) FROM sqlite_schema")

@@ -74,27 +74,36 @@ extension Database {
 
     // MARK: Internal
 
+    /// The rows of a join request, split at the separator columns its SELECT puts between two tables' columns, as
+    /// on every backend: a table joined under an alias, or a model backed by a view, splits as any other.
     private func joinedRows<Output>(
         _ request: QueryRequest<some Model>, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
     ) throws -> [Output] {
-        try joinedRows(statement: try preparedSelect(request), shape, decode: decode)
+        let select = request.renderJoinSelect(dialect: SQLiteDialect())
+        let statement = try preparedRequest(select.rendered, failure: select.failure)
+        return try joinedRows(statement: statement, shape, decode: decode) {
+            try JoinedRow(statement: $0, shape: shape, separator: type(of: request).joinSeparator)
+        }
     }
 
     private func joinedRows<Output>(
         query: String, parameters: QueryParameters, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
     ) throws -> [Output] {
-        try joinedRows(statement: try prepared(query: query, parameters: parameters), shape, decode: decode)
+        try joinedRows(statement: try prepared(query: query, parameters: parameters), shape, decode: decode) {
+            try JoinedRow(statement: $0, shape: shape, in: self)
+        }
     }
 
     private func joinedRows<Output>(
-        statement: Statement, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
+        statement: Statement, _ shape: JoinShape, decode: (JoinedRow) throws -> Output,
+        split: (Statement) throws -> JoinedRow
     ) throws -> [Output] {
         try runLeased(statement) { statement in
             var row: JoinedRow?
             var results: [Output] = []
             while try statement.next() != nil {
                 // The columns are split at the first row: only then are they final (see `Statement.step`).
-                if row == nil { row = try JoinedRow(statement: statement, shape: shape) }
+                if row == nil { row = try split(statement) }
                 if let row { results.append(try decode(row)) }
             }
             return results
@@ -127,8 +136,27 @@ struct JoinedRow {
     let columns: [Range<Int32>]
     let decodings: [RowDecoding]
 
-    init(statement: Statement, shape: JoinShape) throws {
-        let columns = try Self.split(statement, tables: shape.tables)
+    /// The row of hand-written SQL, split by the table each column comes from (see `split`).
+    init(statement: Statement, shape: JoinShape, in database: Database) throws {
+        try self.init(
+            statement: statement, shape: shape, columns: try Self.split(statement, shape: shape, in: database))
+    }
+
+    /// The row of a join request, split at its `separator` columns.
+    init(statement: Statement, shape: JoinShape, separator: String) throws {
+        let names = statement.columnNames
+        let separators = names.indices.filter { names[$0] == separator }.map(Int32.init)
+        guard separators.count == shape.tables.count - 1 else {
+            throw DatabaseError(
+                code: .unknownColumn,
+                message: "the joined row has \(separators.count) \(separator) columns, not \(shape.tables.count - 1)",
+                sql: statement.sql)
+        }
+        let columns = zip([-1] + separators, separators + [Int32(names.count)]).map { ($0 + 1)..<$1 }
+        try self.init(statement: statement, shape: shape, columns: columns)
+    }
+
+    private init(statement: Statement, shape: JoinShape, columns: [Range<Int32>]) throws {
         self.statement = statement
         self.columns = columns
         decodings = zip(shape.decoders, columns).map { $0.makeDecoding(for: statement, columns: $1) }
@@ -145,8 +173,10 @@ struct JoinedRow {
     }
 
     /// The columns of each table: runs of columns that come from one table, a run ending where a name repeats;
-    /// each table takes the first run of its own that no earlier model took.
-    static func split(_ statement: Statement, tables: [String]) throws -> [Range<Int32>] {
+    /// each table takes the first run of its own that no earlier model took. A model on a view, whose columns
+    /// SQLite reports as its base table's, takes the first run no model took whose names are the view's columns.
+    static func split(_ statement: Statement, shape: JoinShape, in database: Database) throws -> [Range<Int32>] {
+        let tables = shape.tables
         var runs: [(table: String?, columns: Range<Int32>)] = []
         var names: Set<String> = []
         for index in 0..<Int32(statement.columnCount) {
@@ -161,18 +191,40 @@ struct JoinedRow {
             names.insert(name)
         }
         var taken = Set<Int>()
-        return try tables.map { table in
+        var unmatched: [Int] = []
+        var found: [Range<Int32>?] = tables.enumerated().map { position, table in
             guard
                 let run = runs.indices.first(where: { !taken.contains($0) && runs[$0].table == table.lowercased() })
             else {
+                unmatched.append(position)
+                return nil
+            }
+            taken.insert(run)
+            return runs[run].columns
+        }
+        for position in unmatched {
+            let names = try database.fetchAll(
+                String.self, query: "SELECT lower(name) FROM pragma_table_info(:table)",
+                parameters: ["table": tables[position]])
+            guard !names.isEmpty else { continue }
+            let run = runs.indices.first { run in
+                !taken.contains(run)
+                    && runs[run].columns.map { statement.columnNames[Int($0)].lowercased() } == names
+            }
+            if let run {
+                taken.insert(run)
+                found[position] = runs[run].columns
+            }
+        }
+        return try zip(tables, found).map { table, columns in
+            guard let columns else {
                 throw DatabaseError(
                     code: .unknownColumn,
                     message: "the joined row has no columns of table \"\(table)\"; select them, as in "
                         + "SELECT \(tables.map { "\($0).*" }.joined(separator: ", "))",
                     sql: statement.sql)
             }
-            taken.insert(run)
-            return runs[run].columns
+            return columns
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 
 extension Database {
     /// Every row of `request`, decoded as its model.
@@ -61,7 +62,8 @@ extension Database {
     /// - Returns: The number of rows deleted.
     @discardableResult
     public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
-        let renderer = request.renderDelete(returning: false)
+        let renderer = request.renderDelete(
+            returning: false, rowHandle: try rowHandle(for: request), dialect: SQLiteDialect())
         try preparedRequest(renderer.rendered, failure: renderer.failure).perform()
         return try changes
     }
@@ -79,7 +81,8 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_returning.html
     public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) throws -> [Record] {
-        try fetchWritten(request.renderDelete(returning: true))
+        try fetchWritten(
+            request.renderDelete(returning: true, rowHandle: try rowHandle(for: request), dialect: SQLiteDialect()))
     }
 
     /// Sets `assignments` on the rows of `request`.
@@ -94,7 +97,9 @@ extension Database {
     public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...) throws
         -> Int
     {
-        let renderer = try request.renderUpdate(assignments, returning: false)
+        try checkDecimalAssignments(assignments, of: Record.self)
+        let renderer = try request.renderUpdate(
+            assignments, returning: false, rowHandle: try rowHandle(for: request), dialect: SQLiteDialect())
         try preparedRequest(renderer.rendered, failure: renderer.failure).perform()
         return try changes
     }
@@ -117,7 +122,10 @@ extension Database {
     public func updateAndFetchAll<Record: Model>(
         _ request: QueryRequest<Record>, _ assignments: ColumnAssignment...
     ) throws -> [Record] {
-        try fetchWritten(request.renderUpdate(assignments, returning: true))
+        try checkDecimalAssignments(assignments, of: Record.self)
+        return try fetchWritten(
+            request.renderUpdate(
+                assignments, returning: true, rowHandle: try rowHandle(for: request), dialect: SQLiteDialect()))
     }
 
     /// The rows a rendered write returns, read as its model, atomically (see `collect`).
@@ -180,10 +188,11 @@ extension Database {
         try scalars(T.self, request)
     }
 
-    /// The first row of a one-column `request` as `T`, or nil when there is no row.
+    /// The first row of a one-column `request` as `T`, or nil when there is no row, or when its value is NULL and
+    /// `T` cannot hold NULL (the `max` of an empty table).
     ///
     /// ```swift
-    /// let newest = try db.fetchOne(Int64.self, Note.select(max(Column("id"))))
+    /// let newest = try db.fetchOne(Int64.self, Note.select(max(Column("id"))))    // nil when there is no note
     /// ```
     public func fetchOne<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
         -> T?
@@ -191,7 +200,8 @@ extension Database {
         try scalar(T.self, request)
     }
 
-    /// The first row of a one-column `request` as `T`, or nil when there is no row.
+    /// The first row of a one-column `request` as `T`, or nil when there is no row, or when its value is NULL and
+    /// `T` cannot hold NULL.
     public func fetchOne<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, _ request: QueryRequest<some Model>
     ) throws -> T? {
@@ -219,7 +229,40 @@ extension Database {
         let statement = try preparedSelect(request)
         return try runLeased(statement) { statement in
             guard try statement.next() != nil else { return nil }
-            return try statement.scalar(T.self)
+            return try statement.firstScalar(T.self)
+        }
+    }
+
+    /// What names each row of the request's table, for an `UPDATE` or `DELETE` that its own `WHERE` cannot choose
+    /// the rows of (joins, an order, a limit): the rowid, under a name no column shadows, or the primary key of a
+    /// `WITHOUT ROWID` table; nil when the table has neither (a view). Read from the schema each time, so that it
+    /// cannot go stale; a request of filters alone reads nothing.
+    ///
+    /// See https://www.sqlite.org/rowidtable.html
+    func rowHandle<Record: Model>(for request: QueryRequest<Record>) throws -> RowHandle? {
+        guard !request.isFilterOnly else { return nil }
+        let table = Record.tableName
+        let columns = try fetchAll(
+            TableColumn.self, query: "SELECT name, pk FROM pragma_table_xinfo(:table)", parameters: ["table": table])
+        let names = Set(columns.map { $0.name.lowercased() })
+        if let alias = ["rowid", "_rowid_", "oid"].first(where: { !names.contains($0) }),
+            let handle = connection.handle,
+            sqlite3_table_column_metadata(handle, nil, table, alias, nil, nil, nil, nil, nil) == SQLITE_OK
+        {
+            return .rowid(alias)
+        }
+        let key = columns.filter { $0.pk > 0 }.sorted { $0.pk < $1.pk }.map(\.name)
+        return key.isEmpty ? nil : .key(key)
+    }
+
+    /// Throws when an assignment sets a Decimal with more significant digits than a REAL keeps into a column with
+    /// INTEGER, REAL or NUMERIC affinity, which would keep 15 of them (see `checkDecimalColumns`).
+    func checkDecimalAssignments<Record: Model>(_ assignments: [ColumnAssignment], of type: Record.Type) throws {
+        for assignment in assignments {
+            guard let decimal = assignment.value.boundValue as? Decimal, decimal.hasMoreDigitsThanAREAL else {
+                continue
+            }
+            try checkDecimalColumn(assignment.column, of: Record.tableName, sql: nil)
         }
     }
 
@@ -250,6 +293,12 @@ extension Database {
         }
         return try body(statement)
     }
+}
+
+/// A column of `pragma_table_xinfo`: its name, and its position in the primary key (0 outside it).
+private struct TableColumn: Decodable {
+    var name: String
+    var pk: Int
 }
 
 extension Statement {

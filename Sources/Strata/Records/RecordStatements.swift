@@ -248,18 +248,23 @@ extension Database {
             guard let key = names.first(where: { $0.value.contains(parameter) })?.key,
                 let offset = record.keys.firstIndex(of: key)
             else { continue }
-            let column = record.columns[offset]
-            let declared = try fetchOne(
-                String.self, query: "SELECT type FROM pragma_table_xinfo(:table) WHERE name = :column",
-                parameters: ["table": T.tableName, "column": column])
-            guard let declared, let affinity = NumericAffinity(declaredType: declared) else { continue }
-            throw DatabaseError(
-                code: .valueOutOfRange,
-                message: "could not store a Decimal with more than 15 significant digits in column \"\(column)\" of "
-                    + "\(T.tableName), declared \(declared): SQLite stores number-like text in a column with "
-                    + "\(affinity) affinity as a REAL, which keeps 15 digits; declare the column TEXT to keep every digit",
-                sql: statement.sql, column: column)
+            try checkDecimalColumn(record.columns[offset], of: T.tableName, sql: statement.sql)
         }
+    }
+
+    /// Throws when `column` of `table` has INTEGER, REAL or NUMERIC affinity, which would store a Decimal with more
+    /// than 15 significant digits as a REAL. The declared type is read from the schema each time.
+    func checkDecimalColumn(_ column: String, of table: String, sql: String?) throws {
+        let declared = try fetchOne(
+            String.self, query: "SELECT type FROM pragma_table_xinfo(:table) WHERE name = :column",
+            parameters: ["table": table, "column": column])
+        guard let declared, let affinity = NumericAffinity(declaredType: declared) else { return }
+        throw DatabaseError(
+            code: .valueOutOfRange,
+            message: "could not store a Decimal with more than 15 significant digits in column \"\(column)\" of "
+                + "\(table), declared \(declared): SQLite stores number-like text in a column with "
+                + "\(affinity) affinity as a REAL, which keeps 15 digits; declare the column TEXT to keep every digit",
+            sql: sql, column: column)
     }
 }
 

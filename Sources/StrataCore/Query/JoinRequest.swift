@@ -29,7 +29,14 @@ public struct JoinRequest<First: Model, Second: Model>: Sendable {
     public func joining<Third: Model>(_ third: Third.Type, on condition: some SQLSpecificExpressible)
         -> JoinRequest3<First, Second, Third>
     {
-        JoinRequest3(base: base.adding(Third.self, on: condition, isLeft: false))
+        JoinRequest3(base: base.adding(TableReference(Third.self), on: condition, isLeft: false))
+    }
+
+    /// The request joined with a third model's table under an alias.
+    public func joining<Third: Model>(_ third: TableAlias<Third>, on condition: some SQLSpecificExpressible)
+        -> JoinRequest3<First, Second, Third>
+    {
+        JoinRequest3(base: base.adding(third.reference, on: condition, isLeft: false))
     }
 
     /// The SQL the request runs.
@@ -83,20 +90,33 @@ extension QueryRequest {
     public func joining<Other: Model>(_ other: Other.Type, on condition: some SQLSpecificExpressible)
         -> JoinRequest<Record, Other>
     {
-        JoinRequest(base: adding(Other.self, on: condition, isLeft: false))
+        JoinRequest(base: adding(TableReference(Other.self), on: condition, isLeft: false))
+    }
+
+    /// The request joined with `Other`'s table under an alias (see ``TableAlias``), as a table joined with itself.
+    public func joining<Other: Model>(_ other: TableAlias<Other>, on condition: some SQLSpecificExpressible)
+        -> JoinRequest<Record, Other>
+    {
+        JoinRequest(base: adding(other.reference, on: condition, isLeft: false))
     }
 
     /// The request left-joined with `Other`'s table on `condition`: its rows decode into `(Record, Other?)`.
     public func leftJoining<Other: Model>(_ other: Other.Type, on condition: some SQLSpecificExpressible)
         -> LeftJoinRequest<Record, Other>
     {
-        LeftJoinRequest(base: adding(Other.self, on: condition, isLeft: true))
+        LeftJoinRequest(base: adding(TableReference(Other.self), on: condition, isLeft: true))
     }
 
-    func adding<Other: Model>(_ other: Other.Type, on condition: some SQLSpecificExpressible, isLeft: Bool) -> Self {
+    /// The request left-joined with `Other`'s table under an alias (see ``TableAlias``).
+    public func leftJoining<Other: Model>(_ other: TableAlias<Other>, on condition: some SQLSpecificExpressible)
+        -> LeftJoinRequest<Record, Other>
+    {
+        LeftJoinRequest(base: adding(other.reference, on: condition, isLeft: true))
+    }
+
+    func adding(_ table: TableReference, on condition: some SQLSpecificExpressible, isLeft: Bool) -> Self {
         var copy = self
-        copy.joins.append(
-            JoinClause(table: TableReference(Other.self), condition: condition.sqlExpression.node, isLeft: isLeft))
+        copy.joins.append(JoinClause(table: table, condition: condition.sqlExpression.node, isLeft: isLeft))
         return copy
     }
 }
@@ -118,5 +138,24 @@ extension Model {
         -> LeftJoinRequest<Self, Other>
     {
         all().leftJoining(Other.self, on: condition)
+    }
+
+    /// Every row joined with `Other`'s table under an alias (see ``TableAlias``), as `(Self, Other)` pairs.
+    ///
+    /// ```swift
+    /// let parent = Note.aliased("parent")
+    /// let pairs = try db.fetchAll(Note.joining(parent, on: Column("id", table: parent) == Column("parentId")))
+    /// ```
+    public static func joining<Other: Model>(_ other: TableAlias<Other>, on condition: some SQLSpecificExpressible)
+        -> JoinRequest<Self, Other>
+    {
+        all().joining(other, on: condition)
+    }
+
+    /// Every row left-joined with `Other`'s table under an alias, as `(Self, Other?)` pairs.
+    public static func leftJoining<Other: Model>(
+        _ other: TableAlias<Other>, on condition: some SQLSpecificExpressible
+    ) -> LeftJoinRequest<Self, Other> {
+        all().leftJoining(other, on: condition)
     }
 }

@@ -99,8 +99,20 @@ public struct QueryRequest<Record: Model>: Sendable {
 
     package func makeRenderer(dialect: any SQLDialect = SQLiteDialect()) -> SQLRenderer {
         var renderer = SQLRenderer(dialect: dialect, ownTable: ownTable)
+        // Each table of the request needs a name of its own, or SQLite and PostgreSQL find its columns ambiguous.
+        var names: Set<String> = [Record.tableName.lowercased()]
         for join in joins {
-            renderer.aliases[join.table.type] = renderer.quoted(join.table.name)
+            let name = join.table.alias ?? join.table.name
+            if !names.insert(name.lowercased()).inserted {
+                renderer.fail(
+                    join.table.alias == nil
+                        ? "the request joins the table \(name) a second time: name the joined table with an alias, "
+                            + "as in \(name == Record.tableName ? "\(Record.self)" : "Model").aliased(\"other\")"
+                        : "the request names two tables \(name): give each alias its own name")
+            }
+            if join.table.alias == nil {
+                renderer.aliases[join.table.type] = renderer.quoted(join.table.name)
+            }
         }
         return renderer
     }
@@ -125,10 +137,13 @@ public struct QueryRequest<Record: Model>: Sendable {
         return (renderer.sql, renderer.rendered, renderer.failure)
     }
 
+    /// The name of the column a join's `SELECT` puts between two tables' columns.
+    package static var joinSeparator: String { "strata_join_separator" }
+
     /// The `SELECT` of a join in `dialect`: every column of each table, with the column `NULL AS "separator"`
-    /// between the columns of two tables, for a backend that cannot tell which table a result column comes from
-    /// (PostgreSQL through postgres-nio), so that it splits each row between the models there.
-    package func renderJoinSelect(separator: String, dialect: any SQLDialect) -> (
+    /// between the columns of two tables, so that each row splits between the models there, on every backend
+    /// (postgres-nio does not tell which table a result column comes from, and SQLite names a view's base table).
+    package func renderJoinSelect(separator: String = Self.joinSeparator, dialect: any SQLDialect) -> (
         sql: String, rendered: RenderedSQL, failure: DatabaseError?
     ) {
         var selection = [SQLSelection(.allColumns(nil))]
@@ -144,6 +159,10 @@ public struct QueryRequest<Record: Model>: Sendable {
         for join in joins {
             renderer.append(join.isLeft ? " LEFT JOIN " : " JOIN ")
             renderer.appendIdentifier(join.table.name)
+            if let alias = join.table.alias {
+                renderer.append(" AS ")
+                renderer.appendIdentifier(alias)
+            }
             renderer.append(" ON ")
             renderer.append(join.condition)
         }

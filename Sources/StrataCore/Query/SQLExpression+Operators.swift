@@ -202,9 +202,31 @@ private func infix(_ sqlOperator: String, _ lhs: some SQLExpressible, _ rhs: som
 // MARK: Methods
 
 extension SQLSpecificExpressible {
-    /// `self LIKE pattern`: `%` matches any run of characters, `_` one character (ASCII case-insensitive).
+    /// `self LIKE pattern`: `%` matches any run of characters, `_` one character; ASCII letters match
+    /// case-insensitively, other characters exactly; a backslash is an ordinary character.
+    ///
+    /// The same on every backend: SQLite's `LIKE`, PostgreSQL's `ILIKE` over the `"C"` collation (ASCII case
+    /// folding only) with no escape character.
+    ///
+    /// ```swift
+    /// Note.filter(Column("content").like("%swift%"))
+    /// ```
     public func like(_ pattern: some SQLExpressible) -> SQLExpression {
-        SQLExpression(.infix("LIKE", sqlExpression.node, pattern.sqlExpression.node))
+        SQLExpression(.like(sqlExpression.node, pattern: pattern.sqlExpression.node, escape: nil))
+    }
+
+    /// `self LIKE pattern ESCAPE escape`: as ``like(_:)``, with `escape` before a `%`, `_` or itself in `pattern`
+    /// matching that character literally. `escape` must be one character.
+    ///
+    /// Escape text from a user before putting it in a pattern, so that a `%` or `_` they typed matches itself:
+    ///
+    /// ```swift
+    /// let literal = search.replacingOccurrences(of: "\\", with: "\\\\")
+    ///     .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    /// Note.filter(Column("content").like("%" + literal + "%", escape: "\\"))
+    /// ```
+    public func like(_ pattern: some SQLExpressible, escape: String) -> SQLExpression {
+        SQLExpression(.like(sqlExpression.node, pattern: pattern.sqlExpression.node, escape: escape.sqlExpression.node))
     }
 
     /// `self IS NULL`.
@@ -222,13 +244,28 @@ extension SQLUntypedExpressible {
 }
 
 extension Sequence where Element: SQLExpressible {
-    /// `expression IN (values...)`, each value bound; an empty sequence matches no row.
+    /// `expression IN (values...)`, each value bound; an empty sequence matches no row, and a nil among the values
+    /// matches NULL, as `== nil` does (`expression IN (...) OR expression IS NULL`).
     ///
     /// ```swift
     /// Note.filter([1, 2, 3].contains(Column("id")))       // "note"."id" IN (?, ?, ?)
     /// ```
     public func contains(_ expression: some SQLUntypedExpressible) -> SQLExpression {
-        SQLExpression(.inList(expression.sqlExpression.node, map(\.sqlExpression.node), negated: false))
+        SQLExpression.inList(expression.sqlExpression.node, map(\.sqlExpression.node))
+    }
+}
+
+extension SQLExpression {
+    /// `operand IN (values)`, with `OR operand IS NULL` when a value is nil: SQL's `IN` never matches NULL.
+    static func inList(_ operand: Node, _ values: [Node]) -> SQLExpression {
+        let present = values.filter { node in
+            if case .value(let value) = node, value.isNull { return false }
+            return true
+        }
+        guard present.count < values.count else { return SQLExpression(.inList(operand, values, negated: false)) }
+        let isNull = Node.postfix("IS NULL", operand)
+        guard !present.isEmpty else { return SQLExpression(isNull) }
+        return SQLExpression(.infix("OR", .inList(operand, present, negated: false), isNull))
     }
 }
 

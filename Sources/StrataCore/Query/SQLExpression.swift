@@ -42,6 +42,11 @@ public struct SQLExpression: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectab
         case function(String, [Node], distinct: Bool)
         /// `operand IN (list)`; an empty list matches nothing.
         case inList(Node, [Node], negated: Bool)
+        /// `operand LIKE pattern`, with an `ESCAPE` character when given: ASCII letters match case-insensitively and
+        /// a backslash is an ordinary character unless it is the escape, in every dialect.
+        case like(Node, pattern: Node, escape: Node?)
+        /// `operand COLLATE name`, as the dialect spells the collation.
+        case collate(Node, SQLCollation)
         /// `operand BETWEEN low AND high`.
         case between(Node, Node, Node)
         /// `*`, in `count(*)`.
@@ -52,6 +57,12 @@ public struct SQLExpression: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectab
 
     init(_ node: Node) {
         self.node = node
+    }
+
+    /// The Swift value this expression binds, when it is one value and nothing else.
+    package var boundValue: (any DatabaseValueConvertible & Sendable)? {
+        if case .value(let value) = node { return value.value }
+        return nil
     }
 
     /// Raw SQL, for what the operators and functions do not cover. Values go in `parameters`, by `:name`
@@ -76,6 +87,15 @@ public struct SQLExpression: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectab
     /// ```
     public func forKey(_ key: String) -> SQLSelection {
         SQLSelection(.aliased(node, key))
+    }
+
+    /// This expression compared, ordered and aggregated with `collation` (`expression COLLATE name`).
+    ///
+    /// ```swift
+    /// Payment.order(Column("amount").collating(.decimal))      // TEXT amounts by their value
+    /// ```
+    public func collating(_ collation: SQLCollation) -> SQLExpression {
+        SQLExpression(.collate(node, collation))
     }
 
     /// Ascending order, the default.
@@ -112,10 +132,28 @@ public struct Column: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectable {
         self.table = TableReference(Table.self)
     }
 
+    /// The column `name` of a table joined under an alias, as in a join of a table with itself.
+    ///
+    /// ```swift
+    /// let parent = Note.aliased("parent")
+    /// Note.joining(parent, on: Column("id", table: parent) == Column("parentId"))
+    /// ```
+    public init<Table: Model>(_ name: String, table: TableAlias<Table>) {
+        self.name = name
+        self.table = table.reference
+    }
+
     public var sqlExpression: SQLExpression { SQLExpression(.column(name: name, table: table)) }
 
     /// This column under the name `key`, for a `Decodable` type that reads it by that key.
     public func forKey(_ key: String) -> SQLSelection { sqlExpression.forKey(key) }
+
+    /// This column compared, ordered and aggregated with `collation` (`column COLLATE name`).
+    ///
+    /// ```swift
+    /// Payment.order(Column("amount").collating(.decimal))      // TEXT amounts by their value
+    /// ```
+    public func collating(_ collation: SQLCollation) -> SQLExpression { sqlExpression.collating(collation) }
 
     /// Ascending order, the default.
     public var asc: SQLOrdering { sqlExpression.asc }
@@ -140,20 +178,73 @@ public struct Column: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectable {
     }
 }
 
-/// One `SET column = value` of an `Database.updateAll(_:_:)`.
-public struct ColumnAssignment: Sendable {
-    let column: String
-    let value: SQLExpression
+/// A collation: how text compares and sorts in an expression (`COLLATE name`).
+///
+/// ```swift
+/// Payment.filter(Column("amount").collating(.decimal) > "9.5").order(Column("amount").collating(.decimal))
+/// Note.order(Column("title").collating(SQLCollation("unicode_ci")))     // one created with createCollation
+/// ```
+public struct SQLCollation: Sendable, Hashable {
+    /// The collation's name.
+    public let name: String
+
+    /// The collation `name`: a built-in one (`BINARY`, `NOCASE`, `RTRIM` in SQLite; `"C"` or an ICU collation in
+    /// PostgreSQL) or one created with `Database.createCollation(_:_:)`.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// Text that holds decimal numbers (`Decimal` values in TEXT columns) by their value, exactly: `9.5` before
+    /// `10.25`, `10.250` equal to `10.25`; other text after every number. SQLite's `strata_decimal`, which every
+    /// connection Strata opens has; in PostgreSQL, where a `numeric` column compares by value already, nothing.
+    ///
+    /// Strata adds it itself where a `Decimal` value meets a column in a comparison, `BETWEEN` or `IN`, and to a
+    /// ``TypedColumn`` of `Decimal`.
+    public static let decimal = SQLCollation("strata_decimal")
 }
 
-/// The table of a model type, named by the type so that a join can give it an alias.
+/// One `SET column = value` of an `Database.updateAll(_:_:)`.
+public struct ColumnAssignment: Sendable {
+    package let column: String
+    package let value: SQLExpression
+}
+
+/// The table of a model type, named by the type so that a join can give it an alias, or joined under an alias of
+/// its own.
 struct TableReference: Sendable, Hashable {
     let type: ObjectIdentifier
     let name: String
+    /// The name the table has in the request (`JOIN "note" AS "parent"`); nil for its own name.
+    let alias: String?
 
-    init<Table: Model>(_ type: Table.Type) {
+    init<Table: Model>(_ type: Table.Type, alias: String? = nil) {
         self.type = ObjectIdentifier(Table.self)
         self.name = Table.tableName
+        self.alias = alias
+    }
+}
+
+/// A model's table under another name in a request: what joins a table with itself.
+///
+/// ```swift
+/// let parent = Note.aliased("parent")
+/// let withParents: [(Note, Note)] = try db.fetchAll(
+///     Note.joining(parent, on: Column("id", table: parent) == Column("parentId"))
+///         .filter(Column("title", table: parent) == "Inbox"))
+/// ```
+///
+/// Name its columns with `Column(_:table:)`; the request's own columns stay those of the unaliased table.
+public struct TableAlias<Record: Model>: Sendable {
+    /// The alias, quoted like any identifier where it is used.
+    public let name: String
+
+    var reference: TableReference { TableReference(Record.self, alias: name) }
+}
+
+extension Model {
+    /// The model's table under the name `alias`, for joining the table with itself.
+    public static func aliased(_ alias: String) -> TableAlias<Self> {
+        TableAlias(name: alias)
     }
 }
 

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// How a backend spells what differs between SQL dialects. Requests, expressions and records render through it
 /// and never touch a database API, so a second backend is a second dialect, not a fork.
 package protocol SQLDialect: Sendable {
@@ -13,6 +15,19 @@ package protocol SQLDialect: Sendable {
 
     /// What follows an `INSERT` to return the row it wrote.
     var returningAllColumns: String { get }
+
+    /// What a scanner of raw SQL in this dialect skips (strings, identifiers, comments).
+    var syntax: SQLSyntax { get }
+
+    /// How `like` matches as SQLite's `LIKE` does (ASCII letters case-insensitively, no escape character unless
+    /// given): the operator, a collation for the matched text, and the `ESCAPE` to write when none is given.
+    var like: (operator: String, collation: String?, defaultEscape: String?) { get }
+
+    /// ` COLLATE name` for `collation`, or nil when the dialect compares that way already.
+    func collate(_ collation: SQLCollation) -> String?
+
+    /// What follows an `ORDER BY` term so that NULL sorts first ascending and last descending, as in SQLite.
+    func nullsOrder(descending: Bool) -> String
 }
 
 extension SQLDialect {
@@ -42,6 +57,16 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     package var returningAllColumns: String { " RETURNING *" }
+
+    package var syntax: SQLSyntax { .sqlite }
+
+    package var like: (operator: String, collation: String?, defaultEscape: String?) { ("LIKE", nil, nil) }
+
+    package func collate(_ collation: SQLCollation) -> String? {
+        " COLLATE " + ((try? quote(collation.name)) ?? "BINARY")
+    }
+
+    package func nullsOrder(descending: Bool) -> String { "" }
 }
 
 /// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
@@ -79,8 +104,8 @@ package struct SQLRenderer {
         sql += text
     }
 
-    package mutating func fail(_ message: String) {
-        if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
+    package mutating func fail(_ message: String, code: DatabaseError.Code = .invalidArgument) {
+        if failure == nil { failure = DatabaseError(code: code, message: message) }
     }
 
     /// `name` quoted by the dialect; a NUL character, refused there, is shown as `\0` and fails the request.
@@ -105,6 +130,7 @@ package struct SQLRenderer {
     /// The quoted table name or alias a column of `table` is qualified with.
     mutating func qualifier(for table: TableReference?) -> String? {
         guard let table else { return ownTable }
+        if let alias = table.alias { return quoted(alias) }
         return aliases[table.type] ?? quoted(table.name)
     }
 
@@ -122,9 +148,11 @@ package struct SQLRenderer {
         case .raw(let text, let arguments):
             appendRaw(text, arguments)
         case .infix(let sqlOperator, let lhs, let rhs):
-            appendOperand(lhs)
+            // A Decimal value meeting a column compares by value, not as text (see `SQLCollation.decimal`).
+            let byValue = Self.comparisons.contains(sqlOperator) && (lhs.isDecimalValue || rhs.isDecimalValue)
+            appendOperand(lhs, collating: byValue && !lhs.isValue)
             append(" \(sqlOperator) ")
-            appendOperand(rhs)
+            appendOperand(rhs, collating: byValue && !rhs.isValue)
         case .prefix(let sqlOperator, let operand):
             append(sqlOperator + " ")
             appendOperand(operand)
@@ -135,13 +163,31 @@ package struct SQLRenderer {
             append(name + "(" + (distinct ? "DISTINCT " : ""))
             appendList(arguments)
             append(")")
+        case .inList(_, let list, let negated) where list.isEmpty:
+            // `IN ()` matches nothing, even NULL; PostgreSQL refuses the empty list, so it is written as what it is.
+            append(negated ? "(1 = 1)" : "(1 = 0)")
         case .inList(let operand, let list, let negated):
-            appendOperand(operand)
+            appendOperand(operand, collating: list.contains { $0.isDecimalValue })
             append(negated ? " NOT IN (" : " IN (")
             appendList(list)
             append(")")
-        case .between(let operand, let low, let high):
+        case .like(let operand, let pattern, let escape):
+            let like = dialect.like
             appendOperand(operand)
+            if let collation = like.collation { append(" COLLATE " + collation) }
+            append(" \(like.operator) ")
+            appendOperand(pattern)
+            if let escape {
+                append(" ESCAPE ")
+                appendOperand(escape)
+            } else if let escape = like.defaultEscape {
+                append(" ESCAPE " + escape)
+            }
+        case .collate(let operand, let collation):
+            appendOperand(operand)
+            if let clause = dialect.collate(collation) { append(clause) }
+        case .between(let operand, let low, let high):
+            appendOperand(operand, collating: low.isDecimalValue || high.isDecimalValue)
             append(" BETWEEN ")
             appendOperand(low)
             append(" AND ")
@@ -151,16 +197,24 @@ package struct SQLRenderer {
         }
     }
 
+    /// The operators that compare two values, where a Decimal value makes the other side compare by value.
+    static let comparisons: Set<String> = ["=", "<>", "<", "<=", ">", ">="]
+
     /// An operand of an operator: in parentheses when it is itself an operation, so precedence never changes
-    /// what an expression means.
-    private mutating func appendOperand(_ node: SQLExpression.Node) {
+    /// what an expression means; `collating` adds the dialect's decimal collation (see `SQLCollation.decimal`).
+    private mutating func appendOperand(_ node: SQLExpression.Node, collating: Bool = false) {
         switch node {
-        case .infix, .prefix, .postfix, .inList, .between, .raw:
+        case .infix, .prefix, .postfix, .inList, .between, .raw, .like, .collate:
             append("(")
             append(node)
             append(")")
         case .column, .value, .function, .star:
             append(node)
+        }
+        if collating, case .collate = node {
+            return
+        } else if collating, let clause = dialect.collate(.decimal) {
+            append(clause)
         }
     }
 
@@ -171,14 +225,43 @@ package struct SQLRenderer {
         }
     }
 
-    /// A raw fragment as written: its positional values join the request's in order, its named values are
-    /// bound by name (a name given two different values by two fragments is an error).
+    /// A raw fragment as written, with its positional placeholders its own: `?` takes the fragment's next value,
+    /// `?NNN` (and `$NNN` in PostgreSQL) its NNN-th, each rendered as a value of the request in the dialect's
+    /// spelling. Its named values are bound by name (a name given two different values by two fragments is an
+    /// error). A fragment that ends in a `--` comment gets a line break, so that nothing after it is commented out.
     private mutating func appendRaw(_ text: String, _ arguments: SQLArguments) {
         if text.unicodeScalars.contains("\u{0}") {
             fail("the SQL fragment contains a NUL character, where SQLite would stop reading it")
         }
-        append(text)
-        positional.append(contentsOf: arguments.positional)
+        let scanned = SQLFragmentScanner(text, syntax: dialect.syntax).pieces()
+        var used = Set<Int>()
+        var highest = 0
+        for piece in scanned.pieces {
+            switch piece {
+            case .text(let sql):
+                append(String(sql))
+            case .placeholder(let number, let spelling):
+                // As SQLite numbers them: a plain `?` is one more than the highest number before it.
+                let position = number ?? highest + 1
+                highest = Swift.max(highest, position)
+                guard position >= 1, position <= arguments.positional.count else {
+                    fail(
+                        "no value for the parameter \(spelling) of the SQL fragment `\(text)`, which has "
+                            + "\(arguments.positional.count) positional value\(arguments.positional.count == 1 ? "" : "s")",
+                        code: .unknownParameter)
+                    append(String(spelling))
+                    continue
+                }
+                used.insert(position)
+                appendValue(arguments.positional[position - 1])
+            }
+        }
+        if scanned.endsInLineComment { append("\n") }
+        if used.count < arguments.positional.count {
+            fail(
+                "the SQL fragment `\(text)` has \(arguments.positional.count) positional values and uses "
+                    + "\(used.count) of them")
+        }
         for (name, value) in arguments.named {
             if let existing = named[name], existing.value.databaseValue != value.value.databaseValue {
                 fail("two SQL fragments of one request give the parameter :\(name) different values")
@@ -208,6 +291,7 @@ package struct SQLRenderer {
     package mutating func appendOrdering(_ ordering: SQLOrdering) {
         append(ordering.expression.node)
         if ordering.descending { append(" DESC") }
+        append(dialect.nullsOrder(descending: ordering.descending))
     }
 
     /// `conditions` joined by `AND`, each in parentheses when it is an operation.
@@ -220,5 +304,19 @@ package struct SQLRenderer {
                 append(condition)
             }
         }
+    }
+}
+
+extension SQLExpression.Node {
+    /// Whether the node is a bound Swift value.
+    var isValue: Bool {
+        if case .value = self { return true }
+        return false
+    }
+
+    /// Whether the node is a bound `Decimal`, which compares with a column by value (see `SQLCollation.decimal`).
+    var isDecimalValue: Bool {
+        if case .value(let value) = self { return value.value is Decimal }
+        return false
     }
 }

@@ -21,4 +21,22 @@ struct PostgresDialect: SQLDialect {
 
     /// ` RETURNING *`.
     var returningAllColumns: String { " RETURNING *" }
+
+    var syntax: SQLSyntax { .postgres }
+
+    /// `ILIKE` over the `"C"` collation, which folds ASCII letters only, as SQLite's `LIKE` does; `ESCAPE ''`
+    /// unless an escape is given, since PostgreSQL's `LIKE` escapes with a backslash by default and SQLite's does not.
+    ///
+    /// See https://www.postgresql.org/docs/current/functions-matching.html#FUNCTIONS-LIKE
+    var like: (operator: String, collation: String?, defaultEscape: String?) { ("ILIKE", "\"C\"", "''") }
+
+    /// Nothing for ``SQLCollation/decimal``: a `numeric` column compares by value already, and a collation on it is
+    /// an error. Any other collation by its name.
+    func collate(_ collation: SQLCollation) -> String? {
+        collation == .decimal ? nil : " COLLATE " + ((try? quote(collation.name)) ?? "\"C\"")
+    }
+
+    /// `NULLS FIRST` ascending and `NULLS LAST` descending: PostgreSQL sorts NULL as larger than every value,
+    /// SQLite as smaller, and a request orders the same on both.
+    func nullsOrder(descending: Bool) -> String { descending ? " NULLS LAST" : " NULLS FIRST" }
 }

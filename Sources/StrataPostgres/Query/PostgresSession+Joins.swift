@@ -10,8 +10,8 @@ extension PostgresSession {
     ///     Note.joining(Tag.self, on: Column("noteId", table: Tag.self) == Column("id")))
     /// ```
     ///
-    /// postgres-nio does not tell which table a result column comes from, so the SELECT puts the column
-    /// `NULL AS "strata_join_separator"` between two tables' columns and each row is split there.
+    /// The SELECT puts the column `NULL AS "strata_join_separator"` between two tables' columns and each row is
+    /// split there, as on SQLite.
     public func fetchAll<First: Model, Second: Model>(_ request: JoinRequest<First, Second>) async throws
         -> [(First, Second)]
     {
@@ -51,24 +51,21 @@ extension PostgresSession {
 
     // MARK: Internal
 
-    /// The name of the column between two tables' columns in a join's SELECT.
-    static let joinSeparator = "strata_join_separator"
-
     /// Runs the join SELECT of `request` and makes a value of each row's parts, one per table, split at the
     /// separator columns.
     private func joinedRows<Record: Model, Value>(
         _ request: QueryRequest<Record>, tables: Int, _ make: ([JoinedPart]) throws -> Value
     ) async throws -> [Value] {
-        let statement = try statement(
-            request.renderJoinSelect(separator: Self.joinSeparator, dialect: PostgresDialect()))
+        let separator = QueryRequest<Record>.joinSeparator
+        let statement = try statement(request.renderJoinSelect(dialect: PostgresDialect()))
         let rows = try await collect(statement).rows
         guard let first = rows.first else { return [] }
         let names = first.map(\.columnName)
-        let separators = names.indices.filter { names[$0] == Self.joinSeparator }
+        let separators = names.indices.filter { names[$0] == separator }
         guard separators.count == tables - 1 else {
             throw DatabaseError(
                 code: .unknownColumn,
-                message: "the joined row has \(separators.count) \(Self.joinSeparator) columns, not \(tables - 1)",
+                message: "the joined row has \(separators.count) \(separator) columns, not \(tables - 1)",
                 sql: statement.sql)
         }
         // The columns of each table: from after one separator (or the start) to the next (or the end).

@@ -74,7 +74,10 @@ extension PostgresSession {
     /// - Returns: The number of rows deleted.
     @discardableResult
     public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
-        try await collect(try statement(request.renderDelete(returning: false, dialect: PostgresDialect()))).changes
+        let handle = try await rowHandle(for: request)
+        return try await collect(
+            try statement(request.renderDelete(returning: false, rowHandle: handle, dialect: PostgresDialect()))
+        ).changes
     }
 
     /// Deletes the rows of `request` and returns them as they were (`DELETE ... RETURNING *`), as on SQLite.
@@ -86,7 +89,8 @@ extension PostgresSession {
     /// The rows come back in no set order. A row that does not decode throws, and the `write` it runs in rolls the
     /// delete back.
     public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
-        let delete = try statement(request.renderDelete(returning: true, dialect: PostgresDialect()))
+        let handle = try await rowHandle(for: request)
+        let delete = try statement(request.renderDelete(returning: true, rowHandle: handle, dialect: PostgresDialect()))
         return try await decodeAll(Record.self, delete, decoder: RowDecoder())
     }
 
@@ -102,7 +106,9 @@ extension PostgresSession {
     public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
         async throws -> Int
     {
-        let update = try request.renderUpdate(assignments, returning: false, dialect: PostgresDialect())
+        let handle = try await rowHandle(for: request)
+        let update = try request.renderUpdate(
+            assignments, returning: false, rowHandle: handle, dialect: PostgresDialect())
         return try await collect(try statement(update)).changes
     }
 
@@ -120,11 +126,31 @@ extension PostgresSession {
     public func updateAndFetchAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
         async throws -> [Record]
     {
-        let update = try request.renderUpdate(assignments, returning: true, dialect: PostgresDialect())
+        let handle = try await rowHandle(for: request)
+        let update = try request.renderUpdate(
+            assignments, returning: true, rowHandle: handle, dialect: PostgresDialect())
         return try await decodeAll(Record.self, try statement(update), decoder: RowDecoder())
     }
 
     // MARK: Internal
+
+    /// The primary key columns of the request's table, which name its rows for an `UPDATE` or `DELETE` that the
+    /// request's own `WHERE` cannot choose them by (joins, an order, a limit); nil when the table has none. Read
+    /// from the catalog each time (never cached, so a schema change cannot make it stale); a request of filters
+    /// alone reads nothing. Not `ctid`: a row's `ctid` changes when a concurrent update moves it.
+    func rowHandle<Record: Model>(for request: QueryRequest<Record>) async throws -> RowHandle? {
+        guard !request.isFilterOnly else { return nil }
+        let key = try await fetchAll(
+            String.self,
+            query: """
+                SELECT a.attname::text FROM pg_index i
+                JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                WHERE i.indrelid = to_regclass(:table) AND i.indisprimary
+                ORDER BY array_position(i.indkey::int2[], a.attnum)
+                """,
+            parameters: ["table": try PostgresDialect().quote(Record.tableName)])
+        return key.isEmpty ? nil : .key(key)
+    }
 
     /// The request's SELECT in PostgreSQL's dialect, with its values in `$n` order: the request's own values,
     /// then the named values of its raw fragments.
@@ -132,14 +158,14 @@ extension PostgresSession {
         try statement(request.renderSelect(dialect: PostgresDialect()))
     }
 
-    /// A rendered request as a statement: `?` and `:name` numbered after the request's own `$n`.
+    /// A rendered request as a statement: the named parameters of its raw fragments numbered after its own `$n`.
     func statement(_ select: (sql: String, rendered: RenderedSQL, failure: DatabaseError?)) throws
         -> PostgresStatement
     {
         if let failure = select.failure { throw failure.withSQL(select.sql) }
         let rendered = select.rendered
         let text = try PostgresStatementText(
-            rendered.sql, positionalCount: rendered.positional.count, questionMarks: true)
+            rendered.sql, positionalCount: rendered.positional.count, questionMarks: false)
         var values = try rendered.positional.map { try PostgresValue.make(convertible: $0.value) }
         for name in text.names {
             guard let value = rendered.named[name] else {

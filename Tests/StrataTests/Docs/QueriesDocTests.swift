@@ -116,6 +116,24 @@ private func queriesDatabase() throws -> Database {
     }
     do {
         // snippet: docs/Queries.md 7
+        let next = Note.aliased("next")
+        let followed: [(Note, Note)] = try db.fetchAll(
+            Note.joining(next, on: Column("id", table: next) == Column("id") + 1).filter(Column("mood", table: next) == "happy"))
+        // end snippet
+        #expect(followed.map { [$0.0.id, $0.1.id] }.sorted { ($0[0] ?? 0) < ($1[0] ?? 0) } == [[1, 2], [2, 3], [3, 4]])
+    }
+    do {
+        // snippet: docs/Queries.md 8
+        let large = Note.filter(Column("score") > Decimal(12.5))                           // by value
+        let byAmount = Note.order(Column("score").collating(.decimal).desc)                  // by value
+        let largest = try db.fetchOne(Int.self, Note.select(max(Column("score").collating(.decimal))))
+        // end snippet
+        #expect(try db.fetchAll(large).map(\.id) == [2, 4])
+        #expect(try db.fetchAll(byAmount).map(\.id) == [4, 2, 1, 3])
+        #expect(largest == 30)
+    }
+    do {
+        // snippet: docs/Queries.md 9
         for name in ["swift", "sqlite"] {
             let insert = try db.cachedStatement(query: "INSERT INTO tag (noteId, name) VALUES (1, :name)")
             try insert.bind(value: name, for: "name")
@@ -125,7 +143,7 @@ private func queriesDatabase() throws -> Database {
         #expect(try db.fetchAll(String.self, query: "SELECT name FROM tag WHERE id > 3 ORDER BY id") == ["swift", "sqlite"])
     }
     do {
-        // snippet: docs/Queries.md 8
+        // snippet: docs/Queries.md 10
         try db.createFunction("slugify", argumentCount: 1, deterministic: true) { args in
             .text(try String(databaseValue: args[0]).lowercased().replacingOccurrences(of: " ", with: "-"))
         }

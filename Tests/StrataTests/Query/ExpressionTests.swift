@@ -45,7 +45,7 @@ struct ExpressionTests {
     @Test func likeContainsAndBetween() {
         #expect(whereClause(Column("content").like("%swift%")) == #""note"."content" LIKE ?"#)
         #expect(whereClause([1, 2, 3].contains(Column("id"))) == #""note"."id" IN (?, ?, ?)"#)
-        #expect(whereClause([Int]().contains(Column("id"))) == #""note"."id" IN ()"#)
+        #expect(whereClause([Int]().contains(Column("id"))) == "(1 = 0)")
         #expect(whereClause(Column("score").between(1, 9)) == #""note"."score" BETWEEN ? AND ?"#)
         #expect(whereClause((1...9).contains(Column("score"))) == #""note"."score" BETWEEN ? AND ?"#)
     }
@@ -134,5 +134,57 @@ struct ColumnComparisonTests {
         let predicate = Column("noteId", table: QTag.self) == Column("id")
         #expect(type(of: predicate) == SQLExpression.self)
         #expect(QNote.filter(predicate).sql.hasSuffix(#"WHERE "tag"."noteId" = "note"."id""#))
+    }
+}
+
+@Suite("Query: LIKE with an escape character, and IN with nil")
+struct LikeAndInTests {
+    private struct Entry: Model {
+        static let tableName = "entry"
+        var id: Int64?
+        var content: String
+        var score: Int?
+    }
+
+    private func database() throws -> Database {
+        let db = try Database()
+        try db.execute(
+            query: """
+                CREATE TABLE entry (id INTEGER PRIMARY KEY, content TEXT NOT NULL, score INTEGER);
+                INSERT INTO entry (content, score) VALUES ('100% sure', 1), ('1000 sure', 2), ('a_b', NULL), ('axb', 3),
+                    ('back\\slash', NULL);
+                """)
+        return db
+    }
+
+    @Test func anEscapedWildcardMatchesItself() throws {
+        let db = try database()
+        #expect(try db.fetchAll(Entry.filter(Column("content").like("100%"))).count == 2)
+        #expect(try db.fetchAll(Entry.filter(Column("content").like("100\\%%", escape: "\\"))).map(\.id) == [1])
+        #expect(try db.fetchAll(Entry.filter(Column("content").like("a!_b", escape: "!"))).map(\.id) == [3])
+        #expect(try db.fetchAll(Entry.filter(Column("content").like("A_B"))).map(\.id) == [3, 4])
+        // Without an escape character a backslash is an ordinary character, on every backend.
+        #expect(try db.fetchAll(Entry.filter(Column("content").like("back\\slash"))).map(\.id) == [5])
+    }
+
+    @Test func anEscapeThatIsNotOneCharacterThrows() throws {
+        let db = try database()
+        expectError(.sqlite) { _ = try db.fetchAll(Entry.filter(Column("content").like("a", escape: "ab"))) }
+    }
+
+    @Test func aNilInAnInListMatchesNull() throws {
+        let db = try database()
+        let withNil: [Int?] = [1, nil]
+        #expect(try db.fetchAll(Entry.filter(withNil.contains(Column("score")))).map(\.id) == [1, 3, 5])
+        #expect(try db.fetchAll(Entry.filter(!withNil.contains(Column("score")))).map(\.id) == [2, 4])
+        let onlyNil: [Int?] = [nil]
+        #expect(try db.fetchAll(Entry.filter(onlyNil.contains(Column("score")))).map(\.id) == [3, 5])
+        #expect(try db.fetchAll(Entry.filter([Int?]().contains(Column("score")))).isEmpty)
+        #expect(try db.fetchAll(Entry.filter(![Int?]().contains(Column("score")))).count == 5)
+    }
+
+    @Test func anEmptyInListRendersNoEmptyParentheses() {
+        let request = Entry.filter([Int]().contains(Column("id")))
+        #expect(!request.sql.contains("()"))
     }
 }

@@ -102,4 +102,61 @@ struct JoinTests {
         }
         #expect(error.text.contains(#"no columns of table "tag""#))
     }
+
+    @Test func aModelOnAViewJoinsThroughARequestAndThroughSQL() throws {
+        let db = try QueryFixtures.database()
+        try db.execute(query: "CREATE VIEW happyNote AS SELECT * FROM note WHERE mood = 'happy'")
+        let pairs = try db.fetchAll(
+            QHappyNote.joining(QTag.self, on: Column("noteId", table: QTag.self) == Column("id")).order(
+                Column("id", table: QTag.self)))
+        #expect(pairs.map(\.0.id) == [1, 1, 2])
+        #expect(pairs.map(\.1.name) == ["swift", "lang", "db"])
+        let handWritten = try db.fetchAll(
+            QHappyNote.self, QTag.self,
+            query: "SELECT happyNote.*, tag.* FROM happyNote JOIN tag ON tag.noteId = happyNote.id ORDER BY tag.id")
+        #expect(handWritten.map(\.0.id) == [1, 1, 2])
+        #expect(handWritten.map(\.1.id) == [1, 2, 3])
+        // The view beside its own base table: both report "note" as the table of their columns.
+        let beside = try db.fetchAll(
+            QNote.self, QHappyNote.self,
+            query: "SELECT note.*, happyNote.* FROM note JOIN happyNote ON happyNote.id = note.id + 1 ORDER BY note.id")
+        #expect(beside.map(\.0.id) == [1, 3])
+        #expect(beside.map(\.1.id) == [2, 4])
+    }
+
+    @Test func aSelfJoinRequestNamesTheJoinedTableByAnAlias() throws {
+        let db = try QueryFixtures.database()
+        let next = QNote.aliased("next")
+        let request = QNote.joining(next, on: Column("id", table: next) == Column("id") + 1)
+            .filter(Column("mood", table: next) == "happy")
+            .order(Column("id"))
+        #expect(request.sql.contains(#"JOIN "note" AS "next""#))
+        let pairs = try db.fetchAll(request)
+        #expect(pairs.map(\.0.id) == [1, 3])
+        #expect(pairs.map(\.1.id) == [2, 4])
+        #expect(pairs.map(\.1.content) == ["sqlite is small", "Swift concurrency"])
+        let previous = QNote.aliased("previous")
+        let maybe = try db.fetchAll(
+            QNote.leftJoining(previous, on: Column("id", table: previous) == Column("id") - 1).order(Column("id")))
+        #expect(maybe.map(\.0.id) == [1, 2, 3, 4, 5])
+        #expect(maybe.map(\.1?.id) == [nil, 1, 2, 3, 4])
+    }
+
+    @Test func aSelfJoinWithoutAnAliasSaysToAddOne() throws {
+        let db = try QueryFixtures.database()
+        let error = expectError(.invalidArgument) {
+            _ = try db.fetchAll(QNote.joining(QNote.self, on: Column("id") == Column("id")))
+        }
+        #expect(error.text.contains("aliased"))
+    }
+}
+
+/// The happy notes, through a view.
+struct QHappyNote: Model, Equatable {
+    static let tableName = "happyNote"
+    var id: Int64?
+    var content: String
+    var mood: String
+    var score: Int
+    var archivedAt: Date?
 }

@@ -171,22 +171,3 @@ struct QueryRequestTests {
         #expect(try db.fetchOne(first)?.id == 1)
     }
 }
-
-@Suite("Query: deleting and updating the rows a request orders and limits")
-struct OrderedWriteTests {
-    struct Setting: Model, Equatable {
-        static let tableName = "setting"
-        static let primaryKey = "key"
-        var key: String
-        var rank: Int
-    }
-
-    @Test func aWithoutRowidTableIsChosenByItsPrimaryKey() throws {
-        let db = try Database()
-        try db.execute(query: "CREATE TABLE setting (key TEXT PRIMARY KEY, rank INTEGER NOT NULL) WITHOUT ROWID")
-        for (key, rank) in [("a", 3), ("b", 1), ("c", 2)] { try db.insert(Setting(key: key, rank: rank)) }
-        #expect(try db.updateAll(Setting.order(Column("rank")).limit(1), Column("rank").set(to: 10)) == 1)
-        #expect(try db.deleteAll(Setting.order(Column("rank").desc).limit(2)) == 2)
-        #expect(try db.fetchAll(Setting.all()) == [Setting(key: "c", rank: 2)])
-    }
-}

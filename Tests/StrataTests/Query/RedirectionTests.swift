@@ -32,6 +32,21 @@ struct RedirectionTests {
         )
     }
 
+    @Test func aScalarFetchOneOfANullValueIsNil() throws {
+        let db = try QueryFixtures.database()
+        try db.execute(query: "DELETE FROM tag; DELETE FROM note")
+        #expect(try db.fetchOne(Int64.self, QNote.select(max(Column("id")))) == nil)
+        #expect(try db.fetchOne(Int.self, query: "SELECT max(id) FROM note") == nil)
+        #expect(try db.fetchOne(String.self, query: "SELECT NULL") == nil)
+        #expect(try db.fetchOne(Date.self, query: "SELECT NULL") == nil)
+        // An optional type still tells a NULL row from no row, and DatabaseValue reads NULL as itself.
+        #expect(try db.fetchOne(Int?.self, query: "SELECT NULL") == .some(nil))
+        #expect(try db.fetchOne(Int?.self, query: "SELECT 1 WHERE 0") == nil)
+        #expect(try db.fetchOne(DatabaseValue.self, query: "SELECT NULL") == .null)
+        // A NULL among the rows of fetchAll is still an error for a non-optional type.
+        expectError(.unexpectedNull) { _ = try db.fetchAll(Int.self, query: "SELECT max(id) FROM note") }
+    }
+
     @Test func aColumnSelectedUnderAnotherKeyReadsIntoThatProperty() throws {
         let db = try QueryFixtures.database()
         struct Summary: Decodable, Equatable {

@@ -74,3 +74,33 @@ struct TypedColumnTests {
         #expect(try db.fetchAll(Int.self, Gadget.select(columns.priceCents).order(columns.id)) == [76, 4_001])
     }
 }
+
+/// A raw-value enum, stored as its raw value.
+private enum Finish: String, Codable, Sendable {
+    case matte, gloss
+}
+
+@Table("paint")
+private struct Paint: Codable, Equatable {
+    var id: Int64?
+    var finish: Finish
+    var coat: Finish?
+}
+
+@Suite("Query: a typed column of a raw-value enum compares with the enum's cases")
+struct EnumTypedColumnTests {
+    @Test func casesCompareAsTheirRawValues() throws {
+        let db = try makeDatabase()
+        try db.execute(query: "CREATE TABLE paint (id INTEGER PRIMARY KEY, finish TEXT NOT NULL, coat TEXT)")
+        try db.insert(Paint(id: nil, finish: .matte, coat: nil))
+        try db.insert(Paint(id: nil, finish: .gloss, coat: .matte))
+        try db.insert(Paint(id: nil, finish: .gloss, coat: .gloss))
+        #expect(try db.fetchAll(Paint.filter(Paint.columns.finish == .gloss)).map(\.id) == [2, 3])
+        #expect(try db.fetchAll(Paint.filter(Paint.columns.finish != .gloss)).map(\.id) == [1])
+        #expect(try db.fetchAll(Paint.filter(Paint.columns.coat == .matte)).map(\.id) == [2])
+        #expect(try db.fetchAll(Paint.filter(Paint.columns.coat == nil)).map(\.id) == [1])
+        #expect(try db.fetchAll(Paint.filter([Finish.matte].contains(Paint.columns.finish))).map(\.id) == [1])
+        #expect(try db.updateAll(Paint.filter(Paint.columns.id == 1), Paint.columns.finish.set(to: .gloss)) == 1)
+        #expect(try db.fetchCount(Paint.filter(Paint.columns.finish == .gloss)) == 3)
+    }
+}
