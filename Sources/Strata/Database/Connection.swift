@@ -25,6 +25,41 @@ final class Connection {
     /// call it.
     @exclusivity(unchecked) var observer: StatementObserver?
 
+    /// The first failed statement of each open transaction block, innermost last (see `Database.runBlock`).
+    @exclusivity(unchecked) private var blockFailures: [DatabaseError?] = []
+    /// Whether the innermost open block has a failed statement: every statement but transaction control is then
+    /// refused until the block ends. Read at every step.
+    @exclusivity(unchecked) private(set) var isAborted = false
+
+    /// Opens a transaction block.
+    func beginBlock() {
+        blockFailures.append(nil)
+        isAborted = false
+    }
+
+    /// Closes the innermost transaction block and returns its first failed statement, if any.
+    func endBlock() -> DatabaseError? {
+        let failure = blockFailures.popLast() ?? nil
+        isAborted = (blockFailures.last ?? nil) != nil
+        return failure
+    }
+
+    /// Notes `error`, which SQLite reported for a statement that is not transaction control: the first in an open
+    /// block fails that block.
+    func statementFailed(_ error: DatabaseError) {
+        guard error.code == .sqlite, let innermost = blockFailures.indices.last, blockFailures[innermost] == nil
+        else { return }
+        blockFailures[innermost] = error
+        isAborted = true
+    }
+
+    /// The refusal of `sql`, run after a failed statement in the innermost block.
+    func abortedRefusal(sql: String?) -> DatabaseError {
+        let failure =
+            (blockFailures.last ?? nil) ?? DatabaseError(code: .sqlite, message: "an earlier statement failed")
+        return DatabaseError.transactionAborted(by: failure, sql: sql)
+    }
+
     init(handle: OpaquePointer) {
         self.handle = handle
         transactionGuard.install(on: handle)

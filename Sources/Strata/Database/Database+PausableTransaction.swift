@@ -92,17 +92,22 @@ extension Database {
         let deadline = maxDuration.map { clock.now.advanced(by: $0) }
         let end: PausableStepsEnd
         do {
-            end = try refusingTransactionControl(.transactionControlRefused) {
-                var stop = false
-                var isNewTransaction = true
-                while true {
-                    try body(self, &stop, isNewTransaction)
-                    isNewTransaction = false
-                    try checkPausableStepKeptTransaction()
-                    if stop { return .stopped }
-                    if isCancelled() { return .cancelled }
-                    if shouldYield() { return .writeWaiting }
-                    if let deadline, clock.now >= deadline { return .durationElapsed }
+            end = try runBlock {
+                try refusingTransactionControl(.transactionControlRefused) {
+                    var stop = false
+                    var isNewTransaction = true
+                    while true {
+                        try body(self, &stop, isNewTransaction)
+                        // A step that caught a failed statement ends the loop: the transaction rolls back, and the
+                        // failure is thrown (see `runBlock`).
+                        if connection.isAborted { return .stopped }
+                        isNewTransaction = false
+                        try checkPausableStepKeptTransaction()
+                        if stop { return .stopped }
+                        if isCancelled() { return .cancelled }
+                        if shouldYield() { return .writeWaiting }
+                        if let deadline, clock.now >= deadline { return .durationElapsed }
+                    }
                 }
             }
             try commitTransaction()

@@ -15,6 +15,23 @@ extension Database {
     ///
     /// Inside another transaction it runs in a savepoint, which rolls back on its own.
     ///
+    /// - **A statement SQLite rejects fails the transaction, even if `body` catches its error**, as on every
+    ///   backend (PostgreSQL aborts a transaction at its first failed statement): every later statement in `body`
+    ///   throws `DatabaseError.Code.transactionAborted`, and when `body` returns, the transaction rolls back and
+    ///   the first failure is thrown. To go on after a statement that may fail, run it in a nested
+    ///   `transaction { }`: its failure rolls back that savepoint only.
+    ///
+    ///   ```swift
+    ///   try db.transaction { db in
+    ///       try db.insert(&order)
+    ///       do {
+    ///           try db.transaction { db in try db.insert(&coupon) }    // may violate a unique constraint
+    ///       } catch let error as DatabaseError where error.resultCode == .constraintUnique {
+    ///           // the coupon was used; the order stays
+    ///       }
+    ///   }
+    ///   ```
+    ///
     /// **`BEGIN`, `COMMIT` and `ROLLBACK` are refused inside `body`**: they throw
     /// `DatabaseError.Code.invalidArgument` and the transaction rolls back, so nothing `body` wrote is
     /// committed behind the caller's back. Nest `transaction` for a savepoint.
@@ -40,7 +57,7 @@ extension Database {
         try beginTransaction(kind)
         let result: Result
         do {
-            result = try refusingTransactionControl(.transactionControlRefused) { try body(self) }
+            result = try runBlock { try refusingTransactionControl(.transactionControlRefused) { try body(self) } }
             try commitTransaction()
         } catch {
             rollbackAfterFailure()
@@ -71,12 +88,14 @@ extension Database {
     }
 
     private func savepoint<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        // As PostgreSQL refuses a savepoint in an aborted transaction: the enclosing block has failed already.
+        if connection.isAborted { throw connection.abortedRefusal(sql: nil) }
         let name = nextSavepointName()
         defer { releaseSavepointName() }
         try execute(query: "SAVEPOINT \(name)")
         let result: Result
         do {
-            result = try body(self)
+            result = try runBlock { try body(self) }
         } catch {
             // SQLite may already have rolled back the whole transaction (after SQLITE_FULL, for example).
             if isInTransaction {
@@ -86,6 +105,26 @@ extension Database {
             throw error
         }
         try execute(query: "RELEASE SAVEPOINT \(name)")
+        return result
+    }
+
+    /// Runs `body` as one transaction block, whose caller commits it when this returns and rolls it back when this
+    /// throws: the first statement SQLite rejects inside it fails the block even when `body` catches its error.
+    /// Every later statement is refused (`DatabaseError.Code.transactionAborted`) until the block ends, and then
+    /// this throws that first failure, also in place of a refusal it caused that `body` threw.
+    func runBlock<Result>(_ body: () throws -> Result) throws -> Result {
+        connection.beginBlock()
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            let failure = connection.endBlock()
+            if let failure, let refusal = error as? DatabaseError, refusal.code == .transactionAborted {
+                throw failure
+            }
+            throw error
+        }
+        if let failure = connection.endBlock() { throw failure }
         return result
     }
 

@@ -164,19 +164,25 @@ public final class Database {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 transactionGuard.preparedTransactionControl = false
+                transactionGuard.preparedSavepoint = false
                 let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
+                let isBlockControl = transactionGuard.preparedTransactionControl || transactionGuard.preparedSavepoint
                 guard prepared == SQLITE_OK else {
                     // After a failure the tail points where parsing stopped, maybe inside the statement.
                     let sql = Self.statement(at: current)
                     let error = transactionGuard.explain(
                         DatabaseError.sqlite(prepared, connection: connection, sql: sql), sql: sql)
                     self.connection.observer?.failed(error, statement: nil, sql: sql)
+                    if !isBlockControl { self.connection.statementFailed(error) }
                     throw error
                 }
                 next = tail
                 // Whitespace or a comment compiles to no statement.
                 guard let statement else { continue }
                 defer { sqlite3_finalize(statement) }
+                if self.connection.isAborted, !isBlockControl {
+                    throw self.connection.abortedRefusal(sql: sqlite3_sql(statement).map { String(cString: $0) })
+                }
                 var stepped = sqlite3_step(statement)
                 while stepped == SQLITE_ROW {
                     stepped = sqlite3_step(statement)
@@ -185,6 +191,7 @@ public final class Database {
                     let sql = sqlite3_sql(statement).map { String(cString: $0) }
                     let error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
                     self.connection.observer?.failed(error, statement: statement, sql: sql)
+                    if !isBlockControl { self.connection.statementFailed(error) }
                     throw error
                 }
                 self.connection.observer?.flush()

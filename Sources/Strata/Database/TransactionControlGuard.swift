@@ -20,6 +20,9 @@ final class TransactionControlGuard {
     /// Set by the authorizer when the statement being prepared is `BEGIN`, `COMMIT` or `ROLLBACK`.
     @exclusivity(unchecked) var preparedTransactionControl = false
 
+    /// Set by the authorizer when the statement being prepared is `SAVEPOINT`, `RELEASE` or `ROLLBACK TO`.
+    @exclusivity(unchecked) var preparedSavepoint = false
+
     /// Set by the authorizer when the statement being prepared inserts, updates or deletes rows.
     @exclusivity(unchecked) var preparedWrite = false
 
@@ -34,6 +37,10 @@ final class TransactionControlGuard {
                     let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
                     guardState.preparedTransactionControl = true
                     return guardState.refusal == nil ? SQLITE_OK : SQLITE_DENY
+                case SQLITE_SAVEPOINT:
+                    Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedSavepoint =
+                        true
+                    return SQLITE_OK
                 case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
                     Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedWrite = true
                     return SQLITE_OK

@@ -14,7 +14,9 @@ extension Database {
     ///
     /// - **A batch is all or nothing.** The rows are written in one transaction of their own (`BEGIN IMMEDIATE` ...
     ///   `COMMIT`), or in a savepoint when a transaction is open, which the outer transaction can still roll back.
-    ///   When one row fails, none of the batch is kept and `models` is unchanged: no key is filled in.
+    ///   When one row fails, none of the batch is kept and `models` is unchanged: no key is filled in. Inside a
+    ///   `write` or `transaction { }`, a failed batch is like a failed nested `transaction { }`: it rolls back on
+    ///   its own and the enclosing block goes on.
     /// - **A failed batch names the element that failed**, by its index in `models`: a `DatabaseError` has it in
     ///   `DatabaseError.elementIndex`, and keeps the `DatabaseError.code`, `DatabaseError.resultCode` and SQL
     ///   that `insert(&model)` would have thrown; an `EncodingError` or `DecodingError` has it as the first key of its
@@ -70,7 +72,7 @@ extension Database {
     ) throws {
         var iterator = models.makeIterator()
         guard var next = iterator.next() else { return }
-        try atomically {
+        try atomically(containing: true) {
             var decoding: RowDecoding?
             var index = 0
             while true {

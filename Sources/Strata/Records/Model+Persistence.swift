@@ -184,14 +184,21 @@ extension Database {
     /// the locks it needs, or fails with its own error.
     ///
     /// See https://www.sqlite.org/lang_savepoint.html
+    ///
+    /// `containing` makes `body` a transaction block of its own (see `runBlock`): a statement that fails in it
+    /// fails `body` and rolls back its savepoint, and leaves the enclosing block going, as a nested
+    /// `transaction { }` does. A batch insert is such a unit; a single write read back is not, so that its failure
+    /// fails the enclosing block as any statement's does.
     @usableFromInline
-    func atomically<Result>(immediate: Bool = true, _ body: () throws -> Result) throws -> Result {
+    func atomically<Result>(immediate: Bool = true, containing: Bool = false, _ body: () throws -> Result) throws
+        -> Result
+    {
         let nested = isInTransaction
         let savepoint = nested || !immediate
         try cachedStatement(for: savepoint ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
         let result: Result
         do {
-            result = try body()
+            result = containing ? try runBlock(body) : try body()
         } catch {
             if isInTransaction {
                 // A failed rollback leaves the error of `body` as the one the caller needs.

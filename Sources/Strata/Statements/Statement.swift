@@ -79,6 +79,10 @@ public final class Statement {
     /// transaction (see `TransactionControlGuard`).
     private let isTransactionControl: Bool
 
+    /// Whether the statement is transaction control or a savepoint's (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`): what
+    /// ends a failed block runs, so it is never refused as a statement after the failure (see `Database.runBlock`).
+    private let isBlockControl: Bool
+
     /// Whether the statement inserts, updates or deletes rows (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`, with or
     /// without `RETURNING`; DDL too, which writes the schema table), as SQLite's authorizer reported it while
     /// preparing: a fetch of its `RETURNING` rows runs it atomically and to its end.
@@ -91,8 +95,10 @@ public final class Statement {
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
         let transactionGuard = database.connection.transactionGuard
         transactionGuard.preparedTransactionControl = false
+        transactionGuard.preparedSavepoint = false
         transactionGuard.preparedWrite = false
         var isTransactionControl = false
+        var isSavepoint = false
         var writesRows = false
         let prepared = try sql.withCString { start -> OpaquePointer? in
             var tail: UnsafePointer<CChar>?
@@ -101,9 +107,13 @@ public final class Statement {
                 let error = transactionGuard.explain(
                     DatabaseError.sqlite(result, connection: databaseHandle, sql: sql), sql: sql)
                 database.connection.observer?.failed(error, statement: nil, sql: sql)
+                if !transactionGuard.preparedTransactionControl && !transactionGuard.preparedSavepoint {
+                    database.connection.statementFailed(error)
+                }
                 throw error
             }
             isTransactionControl = transactionGuard.preparedTransactionControl
+            isSavepoint = transactionGuard.preparedSavepoint
             writesRows = transactionGuard.preparedWrite
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
@@ -119,6 +129,7 @@ public final class Statement {
         self.connection = database.connection
         self.handle = prepared
         self.isTransactionControl = isTransactionControl
+        self.isBlockControl = isTransactionControl || isSavepoint
         self.writesRows = writesRows
         self.sql = sql
         let columnCount = sqlite3_column_count(prepared)
@@ -186,6 +197,7 @@ public final class Statement {
     public func perform() throws {
         let connection = try connection.openHandle(sql: sql)
         if isTransactionControl { try checkTransactionControlAllowed() }
+        if self.connection.isAborted, !isBlockControl { throw self.connection.abortedRefusal(sql: sql) }
         generation &+= 1
         isExhausted = false
         isRunning = false
@@ -200,10 +212,12 @@ public final class Statement {
         self.connection.observer?.flush()
     }
 
-    /// The error of a failed step, reported to the connection's observer first, if any.
+    /// The error of a failed step, reported to the connection's observer first, if any, and noted by the
+    /// transaction block it ran in (see `Database.runBlock`).
     private func failure(_ result: Int32, connection handle: OpaquePointer) -> DatabaseError {
         let error = DatabaseError.sqlite(result, connection: handle, sql: sql)
         connection.observer?.failed(error, statement: self.handle, sql: sql)
+        if !isBlockControl { connection.statementFailed(error) }
         return error
     }
 
@@ -225,6 +239,7 @@ public final class Statement {
     private func stepOnce() throws -> Bool {
         let connection = try connection.openHandle(sql: sql)
         if isTransactionControl { try checkTransactionControlAllowed() }
+        if self.connection.isAborted, !isBlockControl { throw self.connection.abortedRefusal(sql: sql) }
         generation &+= 1
         let result = sqlite3_step(handle)
         if !isRunning {
@@ -327,6 +342,13 @@ public final class Statement {
         }
     }
 
+    /// Whether the statement has stepped and not yet finished or been reset: a caller may still be reading its rows.
+    ///
+    /// See https://www.sqlite.org/c3ref/stmt_busy.html
+    var isMidRun: Bool {
+        connection.handle != nil && sqlite3_stmt_busy(handle) != 0
+    }
+
     /// Sets every parameter back to NULL.
     ///
     /// See https://www.sqlite.org/c3ref/clear_bindings.html
@@ -340,13 +362,6 @@ public final class Statement {
     /// The names of the parameters, without their `:`, `@` or `$` prefix; positional `?` parameters are left out.
     public var parameterNames: [String] {
         parameterIndexes().sorted { $0.value[0] < $1.value[0] }.map(\.key)
-    }
-
-    /// Whether the statement has stepped and not yet finished or been reset: a caller may still be reading its rows.
-    ///
-    /// See https://www.sqlite.org/c3ref/stmt_busy.html
-    var isMidRun: Bool {
-        connection.handle != nil && sqlite3_stmt_busy(handle) != 0
     }
 
     /// The index of the column named `name`: an exact match first, then a case-insensitive one, as SQL compares names.

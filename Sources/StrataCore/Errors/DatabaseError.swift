@@ -48,6 +48,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         public static let recordNotFound = Code("record not found")
         /// An insert that SQLite ignored (`INSERT OR IGNORE`, `ON CONFLICT IGNORE`, `RAISE(IGNORE)`): no row was written.
         public static let recordNotInserted = Code("record not inserted")
+        /// A statement refused because an earlier statement of its transaction block failed: the block (a `write`,
+        /// `transaction { }`) rolls back and throws that first failure when it ends. Run a statement that may fail
+        /// in a nested `transaction { }` to go on after its failure.
+        public static let transactionAborted = Code("transaction aborted")
     }
 
     /// The kind of failure.
@@ -162,5 +166,22 @@ extension DatabaseError {
         DatabaseError(
             code: code, resultCode: resultCode, message: message, sql: sql, column: column, columnIndex: columnIndex,
             underlyingError: underlyingError)
+    }
+}
+
+extension DatabaseError {
+    /// The refusal of a statement that runs after `failure` in the same transaction block.
+    package static func transactionAborted(by failure: DatabaseError, sql: String?) -> DatabaseError {
+        DatabaseError(
+            code: .transactionAborted,
+            message: "the transaction was aborted by an earlier failed statement (\(failure.summary)); it rolls "
+                + "back when its block ends: run a statement that may fail in a nested transaction { } to go on "
+                + "after its failure",
+            sql: sql, underlyingError: failure)
+    }
+
+    /// The error in a few words, without its SQL: `SQLITE_CONSTRAINT_UNIQUE: UNIQUE constraint failed: u.k`.
+    package var summary: String {
+        resultCode.map { "\($0.name): \(message)" } ?? message
     }
 }

@@ -288,19 +288,25 @@ struct ReturningFailureTests {
         #expect(!db.isInTransaction)
     }
 
-    @Test func insideATransactionOnlyTheFailedWriteIsRolledBack() throws {
+    @Test func insideATransactionAWriteThatDoesNotDecodeIsRolledBackAlone() throws {
         let db = try database()
         let notANumber = "INSERT INTO note (content) VALUES ('x') RETURNING id, content"
-        let (decodingFailure, constraintFailure, stillOpen) = try db.transaction { db in
+        let (decodingFailure, stillOpen) = try db.transaction { db in
             try db.execute(query: "INSERT INTO note (content) VALUES ('kept')")
             let decodingFailure = Result { try db.fetchAll(NumericEntry.self, query: notANumber) }
-            let constraintFailure = Result { try db.fetchOne(Entry.self, query: duplicate) }
-            return (decodingFailure, constraintFailure, db.isInTransaction)
+            return (decodingFailure, db.isInTransaction)
         }
         #expect(throws: DecodingError.self) { try decodingFailure.get() }
-        let error = expectError(.sqlite) { _ = try constraintFailure.get() }
-        #expect(error?.sql == duplicate)
         #expect(stillOpen)
+        #expect(try contents(in: db) == ["taken", "kept"])
+        // A write SQLite rejects fails the transaction, as any failed statement does, even when caught.
+        let error = expectError(.sqlite) {
+            try db.transaction { db in
+                try db.execute(query: "INSERT INTO note (content) VALUES ('lost')")
+                _ = Result { try db.fetchOne(Entry.self, query: duplicate) }
+            }
+        }
+        #expect(error?.sql == duplicate)
         #expect(try contents(in: db) == ["taken", "kept"])
         try db.transaction { db in
             try db.execute(query: "INSERT INTO note (content) VALUES ('also kept')")

@@ -36,6 +36,36 @@ private func makeAppDatabase() throws {
     #expect(pool.isClosed)
 }
 
+@Test("Concurrency.md: a failed statement fails the write; a nested transaction contains it")
+func concurrencyFailedStatement() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    try makeAppDatabase()
+    struct Note: Model, Sendable {    // the model the block takes as given
+        static let tableName = "note"
+        var id: Int64?
+        var content: String
+    }
+    let pool = try DatabasePool(path: "app.sqlite", readers: 1)
+    try await pool.write { db in
+        try db.execute(query: "CREATE TABLE tag (noteId INTEGER NOT NULL, name TEXT NOT NULL UNIQUE)")
+        try db.execute(query: "INSERT INTO tag (noteId, name) VALUES (1, 'dup')")
+    }
+    // snippet: docs/Concurrency.md 2
+    try await pool.write { db in
+        var note = Note(id: nil, content: "Hello")
+        try db.insert(&note)
+        do {
+            try db.transaction { db in try db.execute(query: "INSERT INTO tag (noteId, name) VALUES (1, 'dup')") }
+        } catch let error as DatabaseError where error.resultCode == .constraintUnique {
+            // the tag exists: the note is still written
+        }
+    }
+    // end snippet
+    #expect(try await pool.read { db in try db.fetchAll(String.self, query: "SELECT content FROM note") } == ["Hello"])
+    await pool.close()
+}
+
 @Test("Concurrency.md: a main-actor block") func concurrencyMainActor() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
@@ -47,7 +77,7 @@ private func makeAppDatabase() throws {
     }
     let pool = try DatabasePool(path: "app.sqlite", readers: 1)
     try await pool.write { db in try db.insert(Note(id: nil, content: "hello")) }
-    // snippet: docs/Concurrency.md 2
+    // snippet: docs/Concurrency.md 3
     @MainActor
     final class NoteList {
         var notes: [Note] = []
@@ -69,7 +99,7 @@ private func makeAppDatabase() throws {
 @Test("Concurrency.md: opening") func concurrencyOpening() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 3
+    // snippet: docs/Concurrency.md 4
     let pool = try DatabasePool(path: "app.sqlite", readers: 8) { db in
         db.busyTimeout = 10
         db.dateStrategy = .integer
@@ -85,7 +115,7 @@ private func makeAppDatabase() throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
     let pool = try DatabasePool(path: "app.sqlite", readers: 1)
-    // snippet: docs/Concurrency.md 4
+    // snippet: docs/Concurrency.md 5
     var migrator = Migrator()
     try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
     try await pool.writeWithoutTransaction { [migrator] db in try migrator.migrate(db) }
@@ -98,7 +128,7 @@ private func makeAppDatabase() throws {
 @Test("Concurrency.md: queues") func concurrencyQueues() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 5
+    // snippet: docs/Concurrency.md 6
     let memory = try DatabaseQueue()                      // in-memory
     let file = try DatabaseQueue(path: "app.sqlite")      // a file, WAL mode
     // end snippet
@@ -112,7 +142,7 @@ private func makeAppDatabase() throws {
 @Test("Concurrency.md: a server") func concurrencyServer() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 6
+    // snippet: docs/Concurrency.md 7
     struct Note: Model, Sendable {
         static let tableName = "note"
         static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
@@ -178,7 +208,7 @@ private func makeAppDatabase() throws {
     try await pool.write { db in
         try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     }
-    // snippet: docs/Concurrency.md 7
+    // snippet: docs/Concurrency.md 8
     let items = (1...10_000).map { Item(id: nil, name: "item \($0)") }
     var index = 0
     try await pool.pausableWrite { db, stop, isNewTransaction in
@@ -206,7 +236,7 @@ private func makeAppDatabase() throws {
     let setup = try Database(path: "import.sqlite")
     try setup.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     setup.close()
-    // snippet: docs/Concurrency.md 8
+    // snippet: docs/Concurrency.md 9
     let db = try Database(path: "import.sqlite")
     var row = 0
     try db.pausableTransaction(maxDuration: .milliseconds(200)) { db, stop, _ in
