@@ -149,7 +149,7 @@ package struct SQLRenderer {
             appendRaw(text, arguments)
         case .infix(let sqlOperator, let lhs, let rhs):
             // A Decimal value meeting a column compares by value, not as text (see `SQLCollation.decimal`).
-            let byValue = Self.comparisons.contains(sqlOperator) && (lhs.isDecimalValue || rhs.isDecimalValue)
+            let byValue = (lhs.isDecimalValue || rhs.isDecimalValue) && Self.comparisons.contains(sqlOperator)
             appendOperand(lhs, collating: byValue && !lhs.isValue)
             append(" \(sqlOperator) ")
             appendOperand(rhs, collating: byValue && !rhs.isValue)
