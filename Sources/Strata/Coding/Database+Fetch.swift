@@ -205,7 +205,11 @@ extension Database {
     /// its end: SQLite made its changes at the first step, but the statement ends, and a commit of its own would
     /// report a failure, only at its last step; a reset before it would drop that failure.
     func first<T>(query: String, parameters: QueryParameters, decode: (Statement) throws -> T) throws -> T? {
-        let statement = try prepared(query: query, parameters: parameters)
+        try first(statement: try prepared(query: query, parameters: parameters), decode: decode)
+    }
+
+    /// The first row of the prepared and bound `statement`, decoded, as `first(query:parameters:decode:)` reads it.
+    func first<T>(statement: Statement, decode: (Statement) throws -> T) throws -> T? {
         guard statement.writesRows else {
             return try runLeased(statement) { statement in
                 guard try statement.next() != nil else { return nil }

@@ -19,7 +19,7 @@ package enum SQLFragmentPiece: Equatable {
 /// Splits a raw fragment into text and positional placeholders, skipping what its dialect quotes or comments out.
 ///
 /// A fragment's positional placeholders are its own: `?1` is the fragment's first value, not the request's, so the
-/// renderer renumbers them into the request (see `SQLRenderer.appendRaw`).
+/// renderer renumbers them into the request (see `SQLRenderer.appendText`).
 package struct SQLFragmentScanner {
     let text: Substring
     let syntax: SQLSyntax

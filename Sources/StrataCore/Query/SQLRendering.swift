@@ -146,7 +146,7 @@ package struct SQLRenderer {
         case .value(let value):
             appendValue(value)
         case .raw(let text, let arguments):
-            appendRaw(text, arguments)
+            appendText(text, arguments)
         case .infix(let sqlOperator, let lhs, let rhs):
             // A Decimal value meeting a column compares by value, not as text (see `SQLCollation.decimal`).
             let byValue = (lhs.isDecimalValue || rhs.isDecimalValue) && Self.comparisons.contains(sqlOperator)
@@ -229,17 +229,23 @@ package struct SQLRenderer {
     /// `?NNN` (and `$NNN` in PostgreSQL) its NNN-th, each rendered as a value of the request in the dialect's
     /// spelling. Its named values are bound by name (a name given two different values by two fragments is an
     /// error). A fragment that ends in a `--` comment gets a line break, so that nothing after it is commented out.
-    private mutating func appendRaw(_ text: String, _ arguments: SQLArguments) {
+    ///
+    /// PostgreSQL has no `?` placeholder of its own: there, a `?` in a fragment without positional values is
+    /// jsonb's operator and stays as written.
+    package mutating func appendText(_ text: String, _ arguments: SQLArguments) {
         if text.unicodeScalars.contains("\u{0}") {
             fail("the SQL fragment contains a NUL character, where SQLite would stop reading it")
         }
         let scanned = SQLFragmentScanner(text, syntax: dialect.syntax).pieces()
+        let questionMarksAreOperators = dialect.syntax == .postgres && arguments.positional.isEmpty
         var used = Set<Int>()
         var highest = 0
         for piece in scanned.pieces {
             switch piece {
             case .text(let sql):
                 append(String(sql))
+            case .placeholder(_, let spelling) where questionMarksAreOperators && spelling.hasPrefix("?"):
+                append(String(spelling))
             case .placeholder(let number, let spelling):
                 // As SQLite numbers them: a plain `?` is one more than the highest number before it.
                 let position = number ?? highest + 1

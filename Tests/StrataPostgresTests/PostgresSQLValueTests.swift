@@ -1,0 +1,36 @@
+import Foundation
+import Strata
+import StrataPostgres
+import Testing
+
+@Suite("PostgreSQL: SQL values bind their interpolations", .postgresServer)
+struct PostgresSQLValueTests {
+    @Test("interpolated values and identifiers, named text, and jsonb's ? operator")
+    func interpolation() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in
+                try await db.execute("CREATE TABLE note (id bigint PRIMARY KEY, content text NOT NULL, data jsonb)")
+                for (id, content) in [(1, "one"), (2, "two")] as [(Int64, String)] {
+                    try await db.execute(
+                        "INSERT INTO note (id, content, data) VALUES (\(id), \(content), '{\"k\": 1}')")
+                }
+            }
+            let hostile = "one' OR '1' = '1"
+            let table = "note"
+            let result = try await pool.read { db in
+                (
+                    try await db.fetchAll(String.self, "SELECT content FROM note WHERE content = \(hostile)"),
+                    try await db.fetchOne(Int.self, "SELECT count(*)::int FROM \(identifier: table)"),
+                    try await db.fetchAll(
+                        String.self,
+                        SQL(sql: "SELECT content FROM note WHERE id > :id ORDER BY id", parameters: ["id": 0])),
+                    try await db.fetchOne(Int.self, "SELECT count(*)::int FROM note WHERE data ? 'k' AND id = \(2)")
+                )
+            }
+            #expect(result.0.isEmpty)
+            #expect(result.1 == 2)
+            #expect(result.2 == ["one", "two"])
+            #expect(result.3 == 1)
+        }
+    }
+}
