@@ -112,7 +112,6 @@ struct PostgresNumberMappingTests {
             #expect(
                 try await Self.read(Decimal.self, "'1e30'::numeric", pool: pool).description == "1"
                     + String(repeating: "0", count: 30))
-            #expect(try await Self.read(Decimal.self, "'NaN'::numeric", pool: pool).isNaN)
 
             let tooLong = [
                 "'1234567890123456789012345678901234567890123'::numeric",  // 43 digits
@@ -124,6 +123,7 @@ struct PostgresNumberMappingTests {
                     #expect(message.contains("could not decode Decimal from NUMERIC"), "\(sql): \(message)")
                 }
             }
+            #expect(try await Self.read(Decimal.self, "'NaN'::numeric", pool: pool).isNaN)
         }
     }
 
