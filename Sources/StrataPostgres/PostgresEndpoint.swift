@@ -73,6 +73,12 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         self.startupParameters = startupParameters
     }
 
+    /// What every connection sets when it starts, after the URL's `options` (so that these win over them, and over
+    /// the role's and the database's settings): `TimeZone` UTC, in which PostgreSQL converts the `timestamptz` a
+    /// `Date` is sent as into a `timestamp` column, so that a `timestamp` holds the UTC time that reading it gives
+    /// back, whatever the server's zone.
+    static let sessionSettings = [("TimeZone", "UTC")]
+
     /// `host:port`.
     var hostAndPort: String { "\(host):\(port)" }
 
@@ -92,7 +98,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
         configuration.options.maximumConnections = connections
-        configuration.options.additionalStartupParameters = startupParameters
+        configuration.options.additionalStartupParameters = Self.sessionSettings + startupParameters
         return configuration
     }
 
@@ -108,7 +114,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
             }
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: connectionTLS)
-        configuration.options.additionalStartupParameters = startupParameters
+        configuration.options.additionalStartupParameters = Self.sessionSettings + startupParameters
         return configuration
     }
 

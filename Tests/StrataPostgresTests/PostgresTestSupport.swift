@@ -40,14 +40,16 @@ enum PostgresTestServer {
     /// Runs `body` with a running pool whose connections all use a fresh schema of their own (through the URL's
     /// `options=-c search_path=...`), so that tests running in parallel never see each other's tables; the schema
     /// is dropped afterwards. `replicaNames` adds replicas on the same server and schema, each connecting with that
-    /// `application_name`, so that a test can tell where a read ran.
+    /// `application_name`, so that a test can tell where a read ran. `settings` are more `-c name=value` options
+    /// for the pool's connections (`-c TimeZone=Asia/Tokyo`).
     static func withPool<Result: Sendable>(
-        connections: Int = 4, replicaNames: [String] = [],
+        connections: Int = 4, replicaNames: [String] = [], settings: String = "",
         _ body: @Sendable (PostgresPool) async throws -> Result
     ) async throws -> Result {
         let url = try requireURL()
         let schema = "strata_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let scoped = try adding("options", "-c search_path=\(schema)", to: url)
+        let scoped = try adding(
+            "options", "-c search_path=\(schema)" + (settings.isEmpty ? "" : " " + settings), to: url)
         let admin = try PostgresPool(url: url, connections: 1)
         let pool = try PostgresPool(
             url: try adding("application_name", "strata-primary", to: scoped), connections: connections,

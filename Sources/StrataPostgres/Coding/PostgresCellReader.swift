@@ -100,7 +100,7 @@ enum PostgresCellReader {
         case is UInt32.Type: return try fitting(UInt32.self, bytes, cell)
         case is UInt64.Type: return try fitting(UInt64.self, bytes, cell)
         case is Double.Type: return try double(bytes, cell: cell, as: T.self)
-        case is Float.Type: return Float(try double(bytes, cell: cell, as: T.self))
+        case is Float.Type: return try float(bytes, cell: cell)
         case is Decimal.Type: return try decimal(bytes, cell: cell)
         case is Date.Type: return try date(bytes, cell: cell)
         case is UUID.Type: return try uuid(bytes, cell: cell)
@@ -153,7 +153,7 @@ enum PostgresCellReader {
 
     /// Reads a `Float` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
     static func float(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Float {
-        try read(Float.self, cell, codingPath) { Float(try double($0, cell: cell, as: Float.self)) }
+        try read(Float.self, cell, codingPath) { try float($0, cell: cell) }
     }
 
     /// Reads an integer of width `I` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
@@ -207,8 +207,23 @@ enum PostgresCellReader {
         case .uuid:
             return try uuid(bytes, cell: cell).uuidString
         default:
-            throw mismatch(type, cell)
+            guard let text = userDefinedText(bytes, cell: cell) else { throw mismatch(type, cell) }
+            return text
         }
+    }
+
+    /// The text of a value of a type defined in the database (an enum, or an extension's type such as `citext`),
+    /// or nil when it is not one or its bytes are not text.
+    ///
+    /// postgres-nio asks for every column in binary format. The binary format of an enum or a `citext` is its text;
+    /// a domain arrives as its base type. Any other type of the database has a binary format of its own, which
+    /// starts with a length, a count or a version (a byte below 0x20): such a value is refused, never read as text.
+    private static func userDefinedText(_ bytes: ByteBuffer, cell: PostgresCell) -> String? {
+        // FirstNormalObjectId: the types below are PostgreSQL's own, each with its own binary format.
+        guard cell.dataType.rawValue >= 16_384 else { return nil }
+        let view = bytes.readableBytesView
+        guard !view.contains(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return nil }
+        return String(validating: view, as: UTF8.self)
     }
 
     /// An integer from int2, int4, int8, oid, or an integral float8, float4 or numeric.
@@ -220,7 +235,8 @@ enum PostgresCellReader {
             case .int4: if let value = bytes.readInteger(as: Int32.self) { return Int64(value) }
             case .oid: if let value = bytes.readInteger(as: UInt32.self) { return Int64(value) }
             case .int8: if let value = bytes.readInteger(as: Int64.self) { return value }
-            case .float4, .float8, .numeric:
+            case .numeric: return try numericInteger(Int64.self, bytes, cell: cell, as: type)
+            case .float4, .float8:
                 let value = try double(bytes, cell: cell, as: type)
                 guard value.rounded() == value else {
                     throw DatabaseError(
@@ -241,6 +257,10 @@ enum PostgresCellReader {
     private static func fitting<I: FixedWidthInteger>(_ type: I.Type, _ bytes: ByteBuffer, _ cell: PostgresCell)
         throws -> I
     {
+        // A numeric is read digit by digit into `I` itself: a UInt64 above Int64.max fits it.
+        if cell.dataType == .numeric, cell.format == .binary {
+            return try numericInteger(I.self, bytes, cell: cell, as: I.self)
+        }
         guard let value = I(exactly: try integer(bytes, cell: cell, as: I.self)) else {
             throw outOfRange(I.self, cell)
         }
@@ -256,13 +276,28 @@ enum PostgresCellReader {
             case .float4: if let bits = bytes.readInteger(as: UInt32.self) { return Double(Float(bitPattern: bits)) }
             case .int2, .int4, .int8, .oid: return Double(try integer(bytes, cell: cell, as: type))
             case .numeric:
-                if let value = Double(try numericText(bytes, cell: cell)) { return value }
+                let text = try numericText(bytes, cell: cell)
+                guard let value = Double(text) else { break }
+                // A numeric beyond Double's range would parse as an infinity.
+                guard value.isFinite || text == "NaN" || text.hasSuffix("Infinity") else {
+                    throw outOfRange(type, cell)
+                }
+                return value
             default: break
             }
             throw mismatch(type, cell)
         }
         guard let value = Double(String(buffer: bytes)) else { throw mismatch(type, cell) }
         return value
+    }
+
+    /// A Float from what ``double(_:cell:as:)`` reads, or an error for a finite value beyond Float's range, which
+    /// would become an infinity.
+    private static func float(_ bytes: ByteBuffer, cell: PostgresCell) throws -> Float {
+        let value = try double(bytes, cell: cell, as: Float.self)
+        let float = Float(value)
+        guard float.isFinite || !value.isFinite else { throw outOfRange(Float.self, cell) }
+        return float
     }
 
     /// An exact Decimal from numeric (through its text, so no digit goes through a Double), an integer or text.
@@ -275,11 +310,45 @@ enum PostgresCellReader {
             guard isText(cell) else { throw mismatch(Decimal.self, cell) }
             text = String(buffer: bytes)
         }
+        switch text {
+        case "NaN": return .nan
+        case "Infinity", "-Infinity": throw outOfRange(Decimal.self, cell)
+        default: break
+        }
         guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
             throw DatabaseError(
                 code: .invalidValue, message: "could not decode Decimal from \(cell.dataType) (not a decimal number)")
         }
+        // Decimal keeps 38 significant digits and rounds the rest away: a longer number throws instead.
+        guard isExact(value, text) else {
+            throw DatabaseError(
+                code: .valueOutOfRange,
+                message: "could not decode Decimal from \(cell.dataType) (more digits than Decimal holds)")
+        }
         return value
+    }
+
+    /// Whether `value`, read from `text`, has every digit of it.
+    private static func isExact(_ value: Decimal, _ text: String) -> Bool {
+        guard !text.contains(where: { $0 == "e" || $0 == "E" }) else {
+            return PostgresValue.significantDigits(text) <= 38
+        }
+        return normalized(value.description) == normalized(text)
+    }
+
+    /// A number's plain text without its sign, leading zeros, trailing zeros after the point and a bare point,
+    /// with `-` before anything other than zero: `-007.50` is `-7.5`, `-0.0` is `0`.
+    private static func normalized(_ text: String) -> String {
+        var digits = Substring(text)
+        let negative = digits.first == "-"
+        if negative || digits.first == "+" { digits = digits.dropFirst() }
+        digits = digits.drop(while: { $0 == "0" })
+        if digits.contains(".") {
+            while digits.last == "0" { digits = digits.dropLast() }
+            if digits.last == "." { digits = digits.dropLast() }
+        }
+        if digits.isEmpty || digits == "." { return "0" }
+        return (negative ? "-" : "") + digits
     }
 
     /// A date from timestamptz or timestamp (microseconds from 2000-01-01 UTC), or date (days from then).
@@ -289,12 +358,17 @@ enum PostgresCellReader {
         switch cell.dataType {
         case .timestamptz, .timestamp:
             guard let microseconds = bytes.readInteger(as: Int64.self) else { throw mismatch(Date.self, cell) }
+            // PostgreSQL's infinity and -infinity.
+            if microseconds == .max { return .distantFuture }
+            if microseconds == .min { return .distantPast }
             // Whole seconds and the fraction apart, so that the sum is rounded once.
             let (seconds, fraction) = microseconds.quotientAndRemainder(dividingBy: 1_000_000)
             return Date(
                 timeIntervalSince1970: Double(seconds + PostgresValue.postgresEpochOffset) + Double(fraction) / 1e6)
         case .date:
             guard let days = bytes.readInteger(as: Int32.self) else { throw mismatch(Date.self, cell) }
+            if days == .max { return .distantFuture }
+            if days == .min { return .distantPast }
             return Date(timeIntervalSince1970: Double(Int64(days) * 86_400 + PostgresValue.postgresEpochOffset))
         default:
             throw mismatch(Date.self, cell)
@@ -408,6 +482,59 @@ enum PostgresCellReader {
             text += "." + fraction.prefix(Int(scale))
         }
         return text
+    }
+
+    /// A binary `numeric` as an integer of width `I`, read from its base-10000 digits without going through a
+    /// Double: an error when it has a fraction or does not fit `I`.
+    static func numericInteger<I: FixedWidthInteger>(
+        _ width: I.Type, _ bytes: ByteBuffer, cell: PostgresCell, as type: Any.Type
+    ) throws -> I {
+        var bytes = bytes
+        guard let count = bytes.readInteger(as: Int16.self), let weight = bytes.readInteger(as: Int16.self),
+            let sign = bytes.readInteger(as: UInt16.self), bytes.readInteger(as: Int16.self) != nil, count >= 0
+        else { throw malformedNumeric(cell) }
+        switch sign {
+        case 0x0000, 0x4000: break
+        case 0xC000, 0xD000, 0xF000:
+            throw DatabaseError(
+                code: .typeMismatch, message: "could not decode \(type) from \(cell.dataType) (not an integer)")
+        default: throw malformedNumeric(cell)
+        }
+        // The value is the sum of digit[i] * 10000^(weight - i); the integer part is the digits up to `weight`.
+        var magnitude: UInt64 = 0
+        var overflow = false
+        for index in 0..<Int(count) {
+            guard let digit = bytes.readInteger(as: Int16.self), (0..<10_000).contains(digit) else {
+                throw malformedNumeric(cell)
+            }
+            if index > Int(weight) {
+                guard digit == 0 else {
+                    throw DatabaseError(
+                        code: .typeMismatch, message: "could not decode \(type) from \(cell.dataType) (not an integer)")
+                }
+                continue
+            }
+            let (shifted, o1) = magnitude.multipliedReportingOverflow(by: 10_000)
+            let (sum, o2) = shifted.addingReportingOverflow(UInt64(digit))
+            magnitude = sum
+            overflow = overflow || o1 || o2
+        }
+        // The zero digits after the last one stored, up to the units.
+        if magnitude != 0 {
+            for _ in Int(count)..<max(Int(count), Int(weight) + 1) {
+                let (shifted, o) = magnitude.multipliedReportingOverflow(by: 10_000)
+                magnitude = shifted
+                overflow = overflow || o
+            }
+        }
+        guard !overflow else { throw outOfRange(type, cell) }
+        if sign == 0x4000, magnitude != 0 {
+            // A negative value fits a signed I down to I.min, whose magnitude is one more than I.max's.
+            guard I.isSigned, magnitude <= UInt64(I.max) + 1 else { throw outOfRange(type, cell) }
+            return I(truncatingIfNeeded: 0 &- magnitude)
+        }
+        guard let value = I(exactly: magnitude) else { throw outOfRange(type, cell) }
+        return value
     }
 
     /// The error of a numeric whose bytes do not follow PostgreSQL's binary format.

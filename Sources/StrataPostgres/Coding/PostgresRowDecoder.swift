@@ -535,8 +535,11 @@ struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func float(at index: Int, _ key: Key) throws -> Float {
-        // As the general path reads a Float: through the Double it reads.
-        if let value = decoder.directDouble(at: index) { return Float(value) }
+        // As the general path reads a Float: through the Double it reads, unless that is beyond Float's range.
+        if let value = decoder.directDouble(at: index), case let float = Float(value), float.isFinite || !value.isFinite
+        {
+            return float
+        }
         return try PostgresCellReader.float(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
     }
 

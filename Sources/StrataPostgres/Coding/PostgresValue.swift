@@ -5,10 +5,11 @@ internal import StrataCore
 /// One bound value as PostgreSQL receives it: a type and its bytes in postgres-nio's wire format.
 ///
 /// The mapping is Strata's on SQLite carried over to PostgreSQL's types: every integer width is `int8` (a
-/// `UInt64` above `Int64.max` throws, never wraps), `Double` is `float8`, `Float` is `float4`, `Date` is
-/// `timestamptz`, `UUID` is `uuid`, `Data` and `[UInt8]` are `bytea`, `Decimal` is `numeric` sent as text (every
-/// digit kept), `URL` is its text, and nested Codable values (structs, arrays, dictionaries, sets) are `jsonb` in
-/// the same JSON that Strata stores as TEXT on SQLite.
+/// `UInt64` above `Int64.max` throws, never wraps), `Double` is `float8` and `Float` is `float4` (or their exact
+/// text as `numeric`, see ``double(_:)``), `Date` is `timestamptz`, `UUID` is `uuid`, `Data` and `[UInt8]` are
+/// `bytea`, `Decimal` is `numeric` sent as text (every digit kept), a `String` or a `URL`'s text is sent untyped
+/// (the server gives it the type of its place: `text`, `citext`, an enum, `jsonb`...), and nested Codable values
+/// (structs, arrays, dictionaries, sets) are `jsonb` in the same JSON that Strata stores as TEXT on SQLite.
 enum PostgresValue: Sendable, Equatable {
     /// SQL NULL.
     case null
@@ -20,7 +21,9 @@ enum PostgresValue: Sendable, Equatable {
     case float4(Float)
     /// A Bool.
     case bool(Bool)
-    /// A String, a URL's text, or the text a custom type stores.
+    /// A String, a URL's text, or the text a custom type stores: sent in text format with no type (OID 0), as a
+    /// string literal is written, so that PostgreSQL reads it as the type its place needs (`text`, `varchar`,
+    /// `citext`, an enum, a domain, `jsonb`...).
     case text(String)
     /// Data and [UInt8].
     case bytea([UInt8])
@@ -28,7 +31,8 @@ enum PostgresValue: Sendable, Equatable {
     case uuid(UUID)
     /// A Date, sent as microseconds from PostgreSQL's epoch.
     case timestamptz(Date)
-    /// A `numeric` in its text form, sent in text format so that no digit is lost.
+    /// A `numeric` in its text form, sent in text format so that no digit is lost: a Decimal, or a Double or Float
+    /// that `float8` or `float4` would not carry exactly into a `numeric` column (see ``double(_:)``).
     case numeric(String)
     /// JSON text, sent as `jsonb`.
     case jsonb(String)
@@ -89,8 +93,8 @@ enum PostgresValue: Sendable, Equatable {
         case let value as UInt32: return .int8(Int64(value))
         case let value as UInt64: return .int8(try fitting(value))
         case let value as UInt: return .int8(try fitting(UInt64(value)))
-        case let value as Double: return .float8(value)
-        case let value as Float: return .float4(value)
+        case let value as Double: return double(value)
+        case let value as Float: return float(value)
         case let value as Date: return .timestamptz(value)
         case let value as UUID: return .uuid(value)
         case let value as Data: return .bytea(Array(value))
@@ -116,10 +120,55 @@ enum PostgresValue: Sendable, Equatable {
         switch databaseValue {
         case .null: .null
         case .integer(let value): .int8(value)
-        case .real(let value): .float8(value)
+        case .real(let value): double(value)
         case .text(let value): .text(value)
         case .blob(let value): .bytea(Array(value))
         }
+    }
+
+    /// A Double as `float8`, unless PostgreSQL's conversion of a `float8` to `numeric` would lose some of its digits:
+    /// then as `numeric`, in its shortest text that reads back as the same Double.
+    ///
+    /// PostgreSQL converts a `float8` into a `numeric` column with 15 significant digits (`DBL_DIG`), so that
+    /// `0.1 + 0.2` would be stored as `0.3` and `Double.greatestFiniteMagnitude` come back infinite. A normal Double
+    /// whose shortest round-trip text has at most 15 significant digits (and ±0, the infinities and NaN) goes as
+    /// `float8`, binary, which that conversion keeps exactly; any other as that text typed `numeric`, which a
+    /// `numeric` column stores digit for digit and a `double precision` column reads back as the same Double
+    /// (PostgreSQL's `numeric` to `float8` conversion parses the text). Both types work where either does: in
+    /// comparisons with integer, `numeric` and `double precision` columns and in arithmetic.
+    static func double(_ value: Double) -> PostgresValue {
+        guard value.isFinite, value != 0 else { return .float8(value) }
+        let text = value.description
+        // A subnormal has fewer digits of precision than 15: PostgreSQL's 15 would not be its shortest text.
+        return value.isNormal && significantDigits(text) <= 15 ? .float8(value) : .numeric(text)
+    }
+
+    /// A Float as `float4`, or as `numeric` text as ``double(_:)`` says, with PostgreSQL's 6 digits (`FLT_DIG`) of
+    /// a `float4` converted to `numeric`.
+    static func float(_ value: Float) -> PostgresValue {
+        guard value.isFinite, value != 0 else { return .float4(value) }
+        let text = value.description
+        return value.isNormal && significantDigits(text) <= 6 ? .float4(value) : .numeric(text)
+    }
+
+    /// The number of significant digits of a number's text (`0.30000000000000004`, `1e-05`), without the leading
+    /// and trailing zeros and the exponent.
+    static func significantDigits(_ text: String) -> Int {
+        var count = 0
+        var zeros = 0
+        var started = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { continue }
+            if byte == UInt8(ascii: "0") {
+                if started { zeros += 1 }
+            } else {
+                started = true
+                count += zeros + 1
+                zeros = 0
+            }
+        }
+        return count
     }
 
     /// `value` as `jsonb`, in the JSON Strata writes for nested values on SQLite.
@@ -148,7 +197,7 @@ struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
     /// The value to send.
     let value: PostgresValue
 
-    /// The PostgreSQL type the value is sent as.
+    /// The PostgreSQL type the value is sent as; none (OID 0) for text, whose type the server infers.
     var psqlType: PostgresDataType {
         switch value {
         case .null: .null
@@ -156,7 +205,7 @@ struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
         case .float8: .float8
         case .float4: .float4
         case .bool: .bool
-        case .text: .text
+        case .text: Self.unspecified
         case .bytea: .bytea
         case .uuid: .uuid
         case .timestamptz: .timestamptz
@@ -165,10 +214,16 @@ struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
         }
     }
 
-    /// Binary, but for numeric, which is sent as text so that no digit is lost.
+    /// No type: PostgreSQL infers the parameter's type from its place, as for a string literal.
+    static let unspecified = PostgresDataType(0)
+
+    /// Binary, but for numeric, sent as text so that no digit is lost, and for untyped text, which the server reads
+    /// with the input function of the type it infers (a `jsonb` or an enum has a binary format of its own).
     var psqlFormat: PostgresFormat {
-        if case .numeric = value { return .text }
-        return .binary
+        switch value {
+        case .numeric, .text: .text
+        default: .binary
+        }
     }
 
     /// Writes the value in postgres-nio's wire format.
@@ -192,9 +247,16 @@ struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
     }
 
     /// Microseconds from PostgreSQL's epoch to `date`, rounded to the nearest: timestamptz keeps microseconds.
+    /// `Date.distantFuture` and `Date.distantPast` are PostgreSQL's `infinity` and `-infinity`, which read back as
+    /// them.
     static func microseconds(of date: Date) throws -> Int64 {
+        if date == .distantFuture { return .max }
+        if date == .distantPast { return .min }
         let seconds = date.timeIntervalSince1970 - Double(PostgresValue.postgresEpochOffset)
-        guard let microseconds = Int64(exactly: (seconds * 1_000_000).rounded()) else {
+        // Int64.min and Int64.max are PostgreSQL's -infinity and infinity: never a finite date's.
+        guard let microseconds = Int64(exactly: (seconds * 1_000_000).rounded()), microseconds != .min,
+            microseconds != .max
+        else {
             throw DatabaseError(
                 code: .valueOutOfRange, message: "could not store the Date \(date) as a timestamptz: out of range")
         }
@@ -225,8 +287,8 @@ final class PostgresColumnEncoder: Encoder, SingleValueEncodingContainer {
     func encodeNil() throws { result = .null }
     func encode(_ value: Bool) throws { result = .bool(value) }
     func encode(_ value: String) throws { result = .text(value) }
-    func encode(_ value: Double) throws { result = .float8(value) }
-    func encode(_ value: Float) throws { result = .float4(value) }
+    func encode(_ value: Double) throws { result = PostgresValue.double(value) }
+    func encode(_ value: Float) throws { result = PostgresValue.float(value) }
     func encode(_ value: Int) throws { result = .int8(Int64(value)) }
     func encode(_ value: Int8) throws { result = .int8(Int64(value)) }
     func encode(_ value: Int16) throws { result = .int8(Int64(value)) }
