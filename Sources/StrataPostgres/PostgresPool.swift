@@ -48,7 +48,8 @@ public final class PostgresPool: Sendable, Service {
     ///   - connections: The most connections open to each server at once.
     ///   - replicas: Read replicas, which run the reads in turn; none by default.
     ///   - logger: Where postgres-nio logs the pool's background work (connections opening and closing); nothing by
-    ///     default.
+    ///     default. Its trace level is not passed on: there postgres-nio writes every message of the wire protocol,
+    ///     bound values, rows and PostgreSQL's detail lines included, which may be private data.
     /// - Throws: ``PostgresError/Code/invalidURL`` for a URL that cannot be used, naming it without its password;
     ///   ``DatabaseError/Code/invalidArgument`` for fewer than one connection.
     public init(
@@ -59,6 +60,8 @@ public final class PostgresPool: Sendable, Service {
             throw DatabaseError(
                 code: .invalidArgument, message: "a PostgresPool needs at least one connection, not \(connections)")
         }
+        var logger = logger
+        logger.logLevel = max(logger.logLevel, .debug)
         self.logger = logger
         primary = try PostgresEndpointClient(url: url, connections: connections, logger: logger)
         self.replicas = try replicas.map {

@@ -133,7 +133,7 @@ extension Migrator {
             }
             try await db.run(sql: "DO $strata_do$ BEGIN EXECUTE \(tag)\(sql)\(tag); END $strata_do$")
         } catch let error as PostgresError {
-            let reason = error.sqlState.map { "PostgreSQL error \($0): \(error.message)" } ?? error.message
+            let reason = error.summary
             throw DatabaseError(
                 code: .migration, message: "\(migration) failed: \(reason)", sql: sql, underlyingError: error)
         } catch {
