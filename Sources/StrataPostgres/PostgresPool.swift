@@ -137,6 +137,14 @@ public final class PostgresPool: Sendable, Service {
         }
         return try await client.withSession(logger: logger, body)
     }
+
+    /// Runs `body` on a connection to the primary in autocommit mode, outside any transaction: for the migrations
+    /// whose statements cannot run in one (`-- strata:no-transaction`).
+    func writeWithoutTransaction<Result: Sendable>(
+        _ body: (PostgresSession) async throws -> Result
+    ) async throws -> Result {
+        try await primary.withSession(logger: logger, body)
+    }
 }
 
 /// One server of a pool: its address, postgres-nio's client for it, and whether it was reached once.
