@@ -40,7 +40,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         /// That a root of `roots` signed the certificate chain; not the host name it was issued for.
         case chain(TrustRoots)
         /// That a root of `roots` signed the chain, and that the certificate names the host of the URL (its name,
-        /// or its IP address).
+        /// or its IP address; swift-nio-ssl also accepts the address a name resolved to).
         case chainAndHost(TrustRoots)
     }
 

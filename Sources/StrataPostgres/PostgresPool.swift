@@ -40,8 +40,9 @@ public final class PostgresPool: Sendable, Service {
 
     /// A pool of at most `connections` connections to the server at `url`, and as many to each of `replicas`.
     ///
-    /// `url` is `postgres://user:password@host:port/database`, with an optional `?sslmode=disable|prefer|require`
-    /// (`prefer` by default, as in libpq). No connection opens until the pool runs and is used.
+    /// `url` is `postgres://user:password@host:port/database`, read as libpq reads it: an IPv6 host in brackets, a
+    /// Unix socket's folder (`?host=/var/run/postgresql`), libpq's `sslmode`s (`prefer` by default) and
+    /// `sslrootcert`. No connection opens until the pool runs and is used.
     ///
     /// - Parameters:
     ///   - url: The primary server, which runs every write.
