@@ -239,7 +239,7 @@ extension Migrator {
             let statements = script.statements.filter { !$0.leadingWords.isEmpty }
             for (offset, statement) in statements.enumerated() {
                 do {
-                    try await db.run(sql: statement.text)
+                    try await db.run(sql: script.text(of: statement))
                 } catch let error as PostgresError {
                     let done =
                         offset == 0
@@ -250,7 +250,7 @@ extension Migrator {
                         message: "\(migration), statement \(offset + 1) of \(statements.count) (line "
                             + "\(statement.line)) failed: \(Self.reason(error)); \(done), the database stays at "
                             + "version \(current), and the next migrate runs the file again from its first statement",
-                        sql: statement.text, underlyingError: error)
+                        sql: script.text(of: statement), underlyingError: error)
                 }
             }
             try await db.run(sql: "BEGIN")

@@ -14,8 +14,9 @@
 struct PostgresMigrationScript {
     /// One statement of the script.
     struct Statement {
-        /// The statement's text, without its `;`, with any comments before it.
-        let text: String
+        /// Where the statement's text is in ``PostgresMigrationScript/sql``'s UTF-8 bytes: without its `;`, with any
+        /// comments before it.
+        let range: Range<Int>
         /// The line its first word is on, from 1.
         let line: Int
         /// Its first four words, upper-cased: `["CREATE", "INDEX", "CONCURRENTLY", "A_NAME"]`.
@@ -28,6 +29,8 @@ struct PostgresMigrationScript {
     let statements: [Statement]
     /// The script to run: the text as given, without psql's `\restrict` and `\unrestrict` lines.
     let sql: String
+    /// The UTF-8 bytes of ``sql``.
+    private let sqlBytes: [UInt8]
     /// psql commands other than `\restrict` and `\unrestrict`, which PostgreSQL cannot run: each name (`connect`)
     /// and line.
     let psqlCommands: [(name: String, line: Int)]
@@ -78,7 +81,7 @@ struct PostgresMigrationScript {
             if let statementLine {
                 statements.append(
                     Statement(
-                        text: String(decoding: output[statementStart...], as: UTF8.self), line: statementLine,
+                        range: statementStart..<output.count, line: statementLine,
                         leadingWords: words, namesClientStream: namesClientStream))
             }
             statementLine = nil
@@ -187,22 +190,27 @@ struct PostgresMigrationScript {
                     begin()
                     var end = index + 1
                     while end < bytes.count, isWordPart(bytes[end]) { end += 1 }
-                    let word = String(decoding: bytes[index..<end], as: UTF8.self).uppercased()
+                    let word = bytes[index..<end]
                     copy(to: end)
-                    if word == "E", byte(at: index) == UInt8(ascii: "'") {
+                    if word.count == 1, word.first == UInt8(ascii: "E") || word.first == UInt8(ascii: "e"),
+                        byte(at: index) == UInt8(ascii: "'")
+                    {
                         copyQuoted(backslashEscapes: true)
                         continue
                     }
+                    // Only the first words are kept as text; the others are compared byte by byte, for speed.
                     if words.count < 4 {
-                        words.append(word)
+                        words.append(String(decoding: word, as: UTF8.self).uppercased())
                         isRoutine = Self.isRoutineDefinition(words)
                     }
-                    if word == "STDIN" || word == "STDOUT" { namesClientStream = true }
+                    if words.first == "COPY", Self.is(word, "STDIN") || Self.is(word, "STDOUT") {
+                        namesClientStream = true
+                    }
                     if isRoutine, parenthesisDepth == 0 {
                         // CREATE FUNCTION ... BEGIN ATOMIC ...; ...; END: the body's `;` do not end the statement.
-                        if word == "BEGIN" || (word == "CASE" && routineBodyDepth > 0) {
+                        if Self.is(word, "BEGIN") || (routineBodyDepth > 0 && Self.is(word, "CASE")) {
                             routineBodyDepth += 1
-                        } else if word == "END", routineBodyDepth > 0 {
+                        } else if routineBodyDepth > 0, Self.is(word, "END") {
                             routineBodyDepth -= 1
                         }
                     }
@@ -221,6 +229,22 @@ struct PostgresMigrationScript {
         self.statements = statements
         self.psqlCommands = psqlCommands
         sql = String(decoding: output, as: UTF8.self)
+        sqlBytes = output
+    }
+
+    /// The text of `statement`, one of ``statements``.
+    func text(of statement: Statement) -> String {
+        String(decoding: sqlBytes[statement.range], as: UTF8.self)
+    }
+
+    /// Whether `word` is `keyword` (upper-case ASCII), in any case.
+    private static func `is`(_ word: ArraySlice<UInt8>, _ keyword: StaticString) -> Bool {
+        guard word.count == keyword.utf8CodeUnitCount else { return false }
+        let upper = UnsafeBufferPointer(start: keyword.utf8Start, count: keyword.utf8CodeUnitCount)
+        return zip(word, upper).allSatisfy { byte, expected in
+            byte == expected
+                || (expected >= UInt8(ascii: "A") && expected <= UInt8(ascii: "Z") && byte == expected | 0x20)
+        }
     }
 
     /// Whether `words`, a statement's first words, begin `CREATE [OR REPLACE] FUNCTION` or `... PROCEDURE`.
