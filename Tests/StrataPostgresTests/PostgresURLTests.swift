@@ -15,6 +15,10 @@ struct PostgresURLTests {
             ("postgres://app:secret@[::1/db", ["secret"], "the IPv6 address in [ ] is not closed"),
             ("postgres://app:sec%zzret@h/db", ["sec%zzret", "zzret"], "the password has a malformed percent escape"),
             ("postgres://app@h/db?password=hunter2", ["hunter2"], "unknown parameter \"password\""),
+            (
+                "postgres://app@h/db?sslmode=require&sslpassword=hunter3", ["hunter3"],
+                "unknown parameter \"sslpassword\""
+            ),
             ("mysql://app:secret@h/db", ["secret"], "the scheme must be postgres:// or postgresql://"),
             ("app:secret@h/db", ["secret"], "the scheme must be postgres:// or postgresql://"),
         ]

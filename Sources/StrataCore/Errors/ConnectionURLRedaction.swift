@@ -5,7 +5,7 @@ package enum ConnectionURLRedaction {
     /// A URL that does not parse (a raw `#`, `/` or `@` in a generated password) can still hold a password, so the
     /// text is read by hand: after `://` (or from the start when there is none), the user name runs up to the first
     /// `:` or `@`; when it ends at a `:`, everything from there to the last `@` may be the password and is hidden.
-    /// The value of a `password=` query parameter is hidden too.
+    /// The value of a query parameter whose name holds `password` (`password=`, libpq's `sslpassword=`) is hidden too.
     ///
     /// ```swift
     /// ConnectionURLRedaction.redacting("postgres://app:Se#cr@t@db:5432/app")   // postgres://app:***@db:5432/app
@@ -26,13 +26,13 @@ package enum ConnectionURLRedaction {
         return prefix + redactingPasswordParameters(String(text))
     }
 
-    /// `text` with the value of every `password=` parameter of its query replaced by `***`.
+    /// `text` with the value of every parameter of its query whose name holds `password` replaced by `***`.
     private static func redactingPasswordParameters(_ text: String) -> String {
         guard let query = text.firstIndex(of: "?") else { return text }
         let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
         let redacted = parameters.map { parameter -> String in
             guard let equals = parameter.firstIndex(of: "="),
-                parameter[..<equals].decodingNameEscapes() == "password"
+                parameter[..<equals].decodingNameEscapes().contains("password")
             else { return String(parameter) }
             return String(parameter[...equals]) + "***"
         }
