@@ -32,18 +32,17 @@ struct DatabaseOptions: ParsableArguments {
         FileManager.default.fileExists(atPath: database)
     }
 
-    /// Whether `--database` is a PostgreSQL URL rather than a SQLite file.
+    /// Whether `--database` is a PostgreSQL URL rather than a SQLite file: it starts with `postgres:` or
+    /// `postgresql:`, in any case, so that a mistyped URL (`postgres:/app:pw@db`) is refused as a URL, its password
+    /// hidden, rather than opened as a file.
     var isPostgres: Bool {
-        database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+        let scheme = database.prefix(11).lowercased()
+        return scheme.hasPrefix("postgres:") || scheme.hasPrefix("postgresql:")
     }
 
-    /// The database as output names it: a URL without its password.
+    /// The database as output names it: a URL with its password replaced by `***`, even one that does not parse.
     var displayName: String {
-        guard isPostgres, var components = URLComponents(string: database), components.password != nil else {
-            return database
-        }
-        components.password = nil
-        return components.string ?? database
+        isPostgres ? ConnectionURLRedaction.redacting(database) : database
     }
 }
 

@@ -15,7 +15,9 @@ internal import StrataCore
 ///
 /// The description is one line, shaped as Strata's ``DatabaseError`` on SQLite:
 /// `PostgreSQL error 23505: duplicate key value violates unique constraint "u_k_key" - while executing `INSERT ...``.
-/// Bound values are never part of it: they may be private data.
+/// Values are never part of it, for they may be private data: not the bound values, not PostgreSQL's ``detail``
+/// line (which quotes row values), and not the value a data exception's ``message`` quotes (SQLSTATE class 22, such
+/// as `invalid input syntax for type integer: "…"`). The properties keep PostgreSQL's text as it came.
 ///
 /// Failures that are not PostgreSQL's (a value that does not fit its Swift type, an update of a missing row) are
 /// Strata's own ``DatabaseError``s and decoding errors, as on SQLite.
@@ -49,8 +51,15 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// PostgreSQL's five-character SQLSTATE, when the server reported the failure (`23505`, `42P01`...).
     public let sqlState: String?
     /// What failed, in one sentence, without the SQL: PostgreSQL's own message when it reported the failure.
+    ///
+    /// The message of a data exception (SQLSTATE class 22) may quote the value that failed, which may be private
+    /// data: `invalid input syntax for type integer: "12a"`, `value "99999999999" is out of range for type integer`.
+    /// The ``description`` shows it with the quoted text replaced by `"…"`.
     public let message: String
-    /// PostgreSQL's detail line, when it sent one (the conflicting key of a unique violation, say).
+    /// PostgreSQL's detail line, when it sent one: the conflicting key of a unique violation
+    /// (`Key (email)=(ada@example.com) already exists.`), the row a constraint refused (`Failing row contains
+    /// (...)`). It quotes row values, which may be private data: it is never part of the ``description``; log it
+    /// only where such data may go.
     public let detail: String?
     /// The SQL that was running, when there was one.
     public let sql: String?
@@ -65,11 +74,42 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `PostgreSQL error 42P01: relation "nope" does not exist - while executing `SELECT * FROM nope``
+    ///
+    /// Without ``detail``, and with the values a data exception's message quotes hidden.
     public var description: String {
-        var text = sqlState.map { "PostgreSQL error \($0): \(message)" } ?? message
-        if let detail { text += " (\(detail))" }
+        var text = summary
         if let sql { text += " - while executing `\(sql)`" }
         return text
+    }
+
+    /// `PostgreSQL error 22P02: invalid input syntax for type integer: "…"`: the SQLSTATE and the message, with the
+    /// values a data exception's message quotes hidden; without the detail and the SQL.
+    var summary: String {
+        sqlState.map { "PostgreSQL error \($0): \(Self.hidingValues(in: message, sqlState: $0))" } ?? message
+    }
+
+    /// `message` with the values it may quote hidden: in a data exception's (SQLSTATE class 22), the text from the
+    /// first to the last double quote becomes `"…"` (a value may itself hold quotes), and bytes written `0x..`
+    /// become `0x…`. Other classes quote names (of tables, columns, constraints, types), which stay.
+    static func hidingValues(in message: String, sqlState: String) -> String {
+        guard sqlState.hasPrefix("22") else { return message }
+        var text = message
+        if let first = text.firstIndex(of: "\""), let last = text.lastIndex(of: "\""), first < last {
+            text.replaceSubrange(first...last, with: "\"…\"")
+        }
+        var hidden = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            if text[index...].hasPrefix("0x") {
+                hidden += "0x…"
+                index = text.index(index, offsetBy: 2)
+                while index < text.endIndex, text[index].isHexDigit { index = text.index(after: index) }
+            } else {
+                hidden.append(text[index])
+                index = text.index(after: index)
+            }
+        }
+        return hidden
     }
 }
 
@@ -82,7 +122,9 @@ extension PostgresError {
         }
         guard let psqlError = error as? PSQLError else {
             return PostgresError(
-                code: .connectionFailed, message: "could not connect to \(endpoint): \(describe(error))", sql: sql)
+                code: .connectionFailed,
+                message: "could not connect to \(endpoint): \(describe(error, endpoint: endpoint))",
+                sql: sql)
         }
         if let info = psqlError.serverInfo, let state = info[.sqlState] {
             let message = info[.message] ?? "no message"
@@ -101,8 +143,13 @@ extension PostgresError {
         }
         switch psqlError.code {
         case .connectionError:
-            let reason = psqlError.underlying.map(describe) ?? "connection error"
+            let reason = psqlError.underlying.map { describe($0, endpoint: endpoint) } ?? "connection error"
             return PostgresError(code: .connectionFailed, message: "could not connect to \(endpoint): \(reason)")
+        case .sslUnsupported:
+            return PostgresError(
+                code: .connectionFailed,
+                message: "could not connect to \(endpoint): the server does not use TLS, which "
+                    + "sslmode=\(endpoint.tls.rawValue) requires")
         case .authMechanismRequiresPassword:
             return PostgresError(
                 code: .authenticationFailed,
@@ -117,8 +164,30 @@ extension PostgresError {
         }
     }
 
-    /// A short description of a network or pool error, without postgres-nio's dump of its internals.
-    private static func describe(_ error: any Error) -> String {
+    /// A short description of a network, TLS or pool error, without postgres-nio's or BoringSSL's dump of their
+    /// internals.
+    private static func describe(_ error: any Error, endpoint: PostgresEndpoint) -> String {
+        if let tlsError = error as? NIOSSLExtraError, tlsError == .failedToValidateHostname {
+            return "the server's TLS certificate is not issued for this host "
+                + "(sslmode=\(endpoint.tls.rawValue) checks the host name)"
+        }
+        if let tlsError = error as? NIOSSLError, case .handshakeFailed(let reason) = tlsError {
+            // `sslError([Error: 268435581 error:1000007d:SSL routines:OPENSSL_internal:CERTIFICATE_VERIFY_FAILED at
+            // /path/handshake.cc:320])`: each error's reason is the word after `OPENSSL_internal:`.
+            let text = "\(reason)"
+            var reasons: [String] = []
+            var rest = text[...]
+            while let routines = rest.range(of: "OPENSSL_internal:") {
+                let word = rest[routines.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                reasons.append(String(word))
+                rest = rest[routines.upperBound...]
+            }
+            if reasons.contains("CERTIFICATE_VERIFY_FAILED") {
+                return "the server's TLS certificate is not signed by a trusted certificate "
+                    + "(sslmode=\(endpoint.tls.rawValue) checks the chain, against sslrootcert or the system's)"
+            }
+            return "the TLS handshake failed" + (reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))")
+        }
         if let ioError = error as? IOError {
             // `connect(descriptor:addr:size:): Connection refused (errno: 111)` -> `Connection refused (errno: 111)`
             let text = "\(ioError)"

@@ -40,15 +40,17 @@ public final class PostgresPool: Sendable, Service {
 
     /// A pool of at most `connections` connections to the server at `url`, and as many to each of `replicas`.
     ///
-    /// `url` is `postgres://user:password@host:port/database`, with an optional `?sslmode=disable|prefer|require`
-    /// (`prefer` by default, as in libpq). No connection opens until the pool runs and is used.
+    /// `url` is `postgres://user:password@host:port/database`, read as libpq reads it: an IPv6 host in brackets, a
+    /// Unix socket's folder (`?host=/var/run/postgresql`), libpq's `sslmode`s (`prefer` by default) and
+    /// `sslrootcert`. No connection opens until the pool runs and is used.
     ///
     /// - Parameters:
     ///   - url: The primary server, which runs every write.
     ///   - connections: The most connections open to each server at once.
     ///   - replicas: Read replicas, which run the reads in turn; none by default.
     ///   - logger: Where postgres-nio logs the pool's background work (connections opening and closing); nothing by
-    ///     default.
+    ///     default. Its trace level is not passed on: there postgres-nio writes every message of the wire protocol,
+    ///     bound values, rows and PostgreSQL's detail lines included, which may be private data.
     /// - Throws: ``PostgresError/Code/invalidURL`` for a URL that cannot be used, naming it without its password;
     ///   ``DatabaseError/Code/invalidArgument`` for fewer than one connection.
     public init(
@@ -59,6 +61,8 @@ public final class PostgresPool: Sendable, Service {
             throw DatabaseError(
                 code: .invalidArgument, message: "a PostgresPool needs at least one connection, not \(connections)")
         }
+        var logger = logger
+        logger.logLevel = max(logger.logLevel, .debug)
         self.logger = logger
         primary = try PostgresEndpointClient(url: url, connections: connections, logger: logger)
         self.replicas = try replicas.map {
@@ -133,6 +137,14 @@ public final class PostgresPool: Sendable, Service {
             client = replicas[index]
         }
         return try await client.withSession(logger: logger, body)
+    }
+
+    /// Runs `body` on a connection to the primary in autocommit mode, outside any transaction: for the migrations
+    /// whose statements cannot run in one (`-- strata:no-transaction`).
+    func writeWithoutTransaction<Result: Sendable>(
+        _ body: (PostgresSession) async throws -> Result
+    ) async throws -> Result {
+        try await primary.withSession(logger: logger, body)
     }
 }
 

@@ -272,4 +272,65 @@ struct PostgresCommandTests {
             "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
+
+    @Test("a URL with a raw # in its password, whether it parses or not: the password is never printed")
+    func passwordWithHashNeverPrinted() throws {
+        let workspace = try CLIWorkspace()
+        try workspace.copyExampleMigrations()
+        let cases = [
+            // Parses, as libpq reads it: the password is Se#cr?et; nothing listens on port 1.
+            (
+                "postgres://strata:Se#cr?et@127.0.0.1:1/strata",
+                "error: could not connect to postgres://strata@127.0.0.1:1/strata"
+            ),
+            // Does not parse: the port is out of range.
+            (
+                "postgres://strata:Se#cr?et@127.0.0.1:99999/strata",
+                "error: invalid PostgreSQL URL \"postgres://strata:***@127.0.0.1:99999/strata\""
+            ),
+            (
+                "POSTGRES://strata:Se#cr?et@127.0.0.1:99999/strata",
+                "error: invalid PostgreSQL URL \"POSTGRES://strata:***@127.0.0.1:99999/strata\""
+            ),
+            // A mistyped scheme is a URL that cannot be used, not a SQLite file to open.
+            (
+                "postgres:/strata:Se#cr?et@127.0.0.1/strata",
+                "error: invalid PostgreSQL URL \"postgres:***@127.0.0.1/strata\": the scheme must be postgres://"
+            ),
+        ]
+        for (url, prefix) in cases {
+            for arguments in [["migrate"], ["status"], ["query", "SELECT 1"]] {
+                let result = try CLIResult.run(
+                    arguments + ["--database", url], in: workspace.url, binary: try PostgresCLI.requireBinary())
+                #expect(result.status == 1)
+                #expect(result.stdout.isEmpty)
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+                #expect(result.stderr.hasPrefix(prefix), "\(result.stderr)")
+                #expect(!result.stderr.contains("Se#cr") && !result.stderr.contains("cr?et"), "\(result.stderr)")
+            }
+        }
+    }
+
+    @Test("a SQL error quoting a value, or a DETAIL line: the value is not printed")
+    func valuesNotPrinted() throws {
+        try PostgresCLI.withSchema { url in
+            let workspace = try CLIWorkspace()
+            let cast = try workspace.strataPostgres("query", "SELECT CAST('12secret' AS integer)", "--database", url)
+            #expect(cast.status == 1)
+            #expect(
+                cast.stderr.hasPrefix("error: PostgreSQL error 22P02: invalid input syntax for type integer: \"…\""),
+                "\(cast.stderr)")
+            #expect(!cast.stderr.contains("12secret\""), "\(cast.stderr)")
+            let created = try workspace.strataPostgres("query", "CREATE TABLE u (email text UNIQUE)", "--database", url)
+            #expect(created.status == 0, "\(created.stderr)")
+            let inserted = try workspace.strataPostgres(
+                "query", "INSERT INTO u VALUES ('ada.secret@example.com')", "--database", url)
+            #expect(inserted.status == 0, "\(inserted.stderr)")
+            let duplicate = try workspace.strataPostgres(
+                "query", "INSERT INTO u SELECT email FROM u", "--database", url)
+            #expect(duplicate.status == 1)
+            #expect(duplicate.stderr.hasPrefix("error: PostgreSQL error 23505: "), "\(duplicate.stderr)")
+            #expect(!duplicate.stderr.contains("ada.secret"), "\(duplicate.stderr)")
+        }
+    }
 }

@@ -49,7 +49,10 @@ enum PostgresWorkload {
     /// A postgres-nio client configuration for `url` (`postgres://user[:password]@host[:port]/database`).
     static func configuration(url: String, connections: Int) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), let host = components.host, let user = components.user
-        else { throw BenchmarkFailure("--postgres takes postgres://user[:password]@host[:port]/database, not \(url)") }
+        else {
+            // Not the URL itself: it may hold a password.
+            throw BenchmarkFailure("--postgres takes postgres://user[:password]@host[:port]/database")
+        }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         var configuration = PostgresClient.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: components.password,

@@ -31,8 +31,9 @@ extension Migrator {
     /// - Returns: The versions this call applied. A version another connection applied meanwhile is
     ///   not in the list.
     /// - Throws: `DatabaseError.Code.migration` for a gap or duplicate, a database newer than
-    ///   `latestVersion`, or a failing migration (named in the message); nothing is applied after a
-    ///   failure, and the failing migration leaves the database as it was.
+    ///   `latestVersion`, a file that begins with `-- strata:no-transaction` (PostgreSQL only), or a failing
+    ///   migration (named in the message); nothing is applied after a failure, and the failing migration leaves the
+    ///   database as it was.
     @discardableResult
     public func migrate(_ db: Database) throws -> [Int] {
         try migrate(db, to: latestVersion)
@@ -74,6 +75,7 @@ extension Migrator {
     public func migrate(_ db: Database, to targetVersion: Int) throws -> [Int] {
         try validate()
         try checkTarget(targetVersion)
+        try checkRunsInTransactions(backend: "SQLite")
         let (current, history) = try snapshot(of: db)
         try checkNotNewer(current)
         try reconcileHistory(of: db, current: current, history: history)
@@ -107,6 +109,7 @@ extension Migrator {
         try validate()
         let target = targetVersion ?? latestVersion
         try checkTarget(target)
+        try checkRunsInTransactions(backend: "SQLite")
         let (current, history) = try snapshot(of: db)
         try checkNotNewer(current)
         _ = try historyNeedsWriting(history, at: current)

@@ -17,6 +17,9 @@ struct MigrationFile: Sendable {
     let sql: String
     /// The SHA-256 of the file's bytes, as 64 lowercase hexadecimal digits.
     let checksum: String
+    /// Whether the file runs in a transaction with its version bump: false when its first line is
+    /// `Migrator.noTransactionDirective`.
+    let runsInTransaction: Bool
 
     /// The file name without its extension: `0001_create_note`.
     var identifier: String { url.deletingPathExtension().lastPathComponent }
@@ -58,7 +61,9 @@ struct MigrationFile: Sendable {
             byVersion[parsed.version] = fileName
             let (sql, checksum) = try read(entry)
             files.append(
-                MigrationFile(version: parsed.version, name: parsed.name, url: entry, sql: sql, checksum: checksum))
+                MigrationFile(
+                    version: parsed.version, name: parsed.name, url: entry, sql: sql, checksum: checksum,
+                    runsInTransaction: try runsInTransaction(sql, fileName: fileName)))
         }
         return files.sorted { $0.version < $1.version }
     }
@@ -96,6 +101,28 @@ struct MigrationFile: Sendable {
             throw malformed("the description may hold only ASCII letters, digits, _ and -")
         }
         return (version, String(name))
+    }
+
+    /// Whether `sql` runs in a transaction: false when its first line is `Migrator.noTransactionDirective`.
+    ///
+    /// - Throws: ``DatabaseError/Code/migration`` for a `-- strata:` comment line that is not the directive on the
+    ///   first line, so that a misspelt or misplaced directive is never silently a comment.
+    static func runsInTransaction(_ sql: String, fileName: String) throws -> Bool {
+        var runsInTransaction = true
+        for (offset, line) in sql.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let text = line.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\u{FEFF}\r")))
+            guard text.hasPrefix("--") else { continue }
+            let comment = text.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            guard comment.lowercased().hasPrefix("strata:") else { continue }
+            guard offset == 0, "-- " + comment == Migrator.noTransactionDirective else {
+                throw DatabaseError(
+                    code: .migration,
+                    message: "migration \(fileName), line \(offset + 1): \"\(text.prefix(60))\" is not a Strata "
+                        + "directive; the one there is, \(Migrator.noTransactionDirective), goes on the first line")
+            }
+            runsInTransaction = false
+        }
+        return runsInTransaction
     }
 
     private static func read(_ url: URL) throws -> (sql: String, checksum: String) {

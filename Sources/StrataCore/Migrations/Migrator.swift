@@ -47,6 +47,9 @@ public struct Migrator: Sendable {
         public let checksum: String?
         /// The SQL of the `.sql` file as registered, nil for a Swift block: what a backend other than SQLite runs.
         package let sql: String?
+        /// Whether the migration runs in a transaction with its version bump: false for a `.sql` file whose first
+        /// line is `-- strata:no-transaction`, which only PostgreSQL runs.
+        package let runsInTransaction: Bool
 
         /// What a Swift block runs, nil for a file: the backend's block (SQLite's takes a `Database`), kept without
         /// naming the backend's types; the backend that registered it is the one that can run it.
@@ -54,13 +57,14 @@ public struct Migrator: Sendable {
 
         package init(
             version: Int, name: String, fileURL: URL?, checksum: String?, sql: String? = nil,
-            block: (any Sendable)? = nil
+            runsInTransaction: Bool = true, block: (any Sendable)? = nil
         ) {
             self.version = version
             self.name = name
             self.fileURL = fileURL
             self.checksum = checksum
             self.sql = sql
+            self.runsInTransaction = runsInTransaction
             self.block = block
         }
 
@@ -87,6 +91,9 @@ public struct Migrator: Sendable {
         }
     }
 
+    /// The first line of a `.sql` file whose statements run outside a transaction, one at a time (PostgreSQL only).
+    package static let noTransactionDirective = "-- strata:no-transaction"
+
     /// The registered migrations, sorted by version.
     public private(set) var migrations: [Migration] = []
 
@@ -111,6 +118,9 @@ public struct Migrator: Sendable {
     /// A file runs as one or more SQL statements (`Database.execute(query:)`), in the migration's
     /// transaction. Files are read now, so a missing or unreadable file fails here.
     ///
+    /// On PostgreSQL, a file whose first line is `-- strata:no-transaction` runs its statements one at a time outside
+    /// a transaction (for `CREATE INDEX CONCURRENTLY` and the like); SQLite refuses to migrate with such a file.
+    ///
     /// - **Files that are not migrations are ignored.** Hidden files and files without the `.sql`
     ///   extension, such as `README.md` or `.DS_Store`, are skipped.
     /// - **A malformed migration file name is an error.** A `.sql` file whose name is not
@@ -126,7 +136,9 @@ public struct Migrator: Sendable {
         for file in files {
             let sql = file.sql
             combined.insert(
-                Migration(version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum, sql: sql))
+                Migration(
+                    version: file.version, name: file.name, fileURL: file.url, checksum: file.checksum, sql: sql,
+                    runsInTransaction: file.runsInTransaction))
         }
         try combined.validate()
         self = combined
@@ -228,6 +240,16 @@ public struct Migrator: Sendable {
                 message: "the database is at version \(current), newer than the latest migration known here "
                     + "(version \(latestVersion)); it was migrated by newer code")
         }
+    }
+
+    /// Throws naming the first migration that asks to run outside a transaction (`-- strata:no-transaction`), for a
+    /// backend that runs every migration in one.
+    package func checkRunsInTransactions(backend: String) throws {
+        guard let migration = migrations.first(where: { !$0.runsInTransaction }) else { return }
+        throw DatabaseError(
+            code: .migration,
+            message: "\(migration) begins with \(Self.noTransactionDirective), which only PostgreSQL runs: "
+                + "on \(backend) every migration runs in one transaction with its version bump; remove the line")
     }
 
     /// The error of a failed migration, naming it, with the original error's message, code and SQL.

@@ -11,25 +11,38 @@ public import StrataCore
 /// ```
 ///
 /// - **The version lives in a table.** `strata_schema_version` holds one row, the database's version, as
-///   `user_version` does on SQLite; the history is in `strata_migrations`, as on SQLite. Both are created in the
-///   first schema of the connection's `search_path` by the first `migrate`.
+///   `user_version` does on SQLite; the history is in `strata_migrations`, as on SQLite. Both are in the first schema
+///   of the connection's `search_path` when `migrate` starts, and Strata names them with that schema throughout: a
+///   migration that changes the `search_path` (a `pg_dump` output empties it) does not move them.
 /// - **A step and its version bump commit together.** Each migration runs in its own transaction with its history
 ///   row and the new version (PostgreSQL DDL is transactional): a failing step leaves the database at the version
 ///   before it, with nothing of the step left.
+/// - **A migration already runs in a transaction.** A file with a top-level `BEGIN`, `COMMIT`, `ROLLBACK`,
+///   `SAVEPOINT` (or their synonyms), a `COPY ... FROM STDIN` or a psql command (`\connect`) is refused before it
+///   runs, saying so; psql's `\restrict` and `\unrestrict` lines, which `pg_dump` writes, are left out.
+/// - **Settings do not outlive their file.** What a file `SET`s (`search_path`, `TimeZone`...) is reset when it is
+///   done (`RESET ALL`, in its transaction): the next file and the pool's next user see the connection's settings.
 /// - **Concurrent migrators apply each step once.** Each transaction first takes a transaction-scoped advisory lock
 ///   (`pg_advisory_xact_lock`) for the schema, then reads the version again: tasks and processes migrating one
 ///   database at once wait for each other, and a step another one applied is skipped.
+/// - **A file can run outside a transaction.** A file whose first line is `-- strata:no-transaction` runs its
+///   statements one at a time, each committing on its own (`CREATE INDEX CONCURRENTLY`, `VACUUM`), under a
+///   session-level advisory lock; its history row and version bump commit once every statement has run. It cannot
+///   be rolled back: when statement k fails, statements 1 to k-1 stay, the version stays before the file, and the
+///   next `migrate` runs the whole file again from its first statement (write each one so that it can run again).
 /// - **Only SQL files run on PostgreSQL.** A migration registered as a Swift block takes a SQLite `Database`:
 ///   migrating a ``PostgresPool`` with one throws naming it, before anything runs.
 /// - **The same refusals as on SQLite.** A database newer than ``Migrator/latestVersion``, and an applied file
 ///   edited since (unless ``Migrator/acceptsEditedFiles``), throw before any step runs.
+
 extension Migrator {
     /// Applies the pending migrations to the database of `pool`, in order, up to ``Migrator/latestVersion``.
     ///
     /// - Returns: The versions this call applied; a version another migrator applied meanwhile is not in the list.
     /// - Throws: `DatabaseError` with the `migration` code for a gap or duplicate, a Swift-block migration, a
-    ///   database newer than the migrations, an edited applied file, or a failing step (named, with PostgreSQL's
-    ///   SQLSTATE and message); ``PostgresError`` when the server cannot be reached.
+    ///   database newer than the migrations, an edited applied file, a file that controls transactions or holds
+    ///   psql commands, or a failing step (named, with PostgreSQL's SQLSTATE and message); ``PostgresError`` when
+    ///   the server cannot be reached.
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> [Int] {
         try await migrate(pool, to: latestVersion)
@@ -43,32 +56,46 @@ extension Migrator {
         try validate()
         try checkTarget(targetVersion)
         try checkRunsOnPostgres()
-        let start = try await pool.write { db in
-            try await PostgresMigrationTables.lock(db)
-            try await PostgresMigrationTables.create(in: db)
-            let (current, history) = try await PostgresMigrationTables.snapshot(of: db)
+        let (tables, start) = try await pool.write { db in
+            let tables = try await PostgresMigrationTables.resolve(in: db)
+            try await tables.lock(db)
+            try await tables.create(in: db)
+            let (current, history) = try await tables.snapshot(of: db)
             try checkNotNewer(current)
-            guard try historyNeedsWriting(history, at: current) else { return current }
+            guard try historyNeedsWriting(history, at: current) else { return (tables, current) }
             for migration in editedMigrations(history, upTo: current) {
-                try await PostgresMigrationTables.acceptChecksum(of: migration, in: db)
+                try await tables.acceptChecksum(of: migration, in: db)
             }
             for migration in migrations where migration.version <= current && history[migration.version] == nil {
-                try await PostgresMigrationTables.record(migration, in: db, appliedNow: false)
+                try await tables.record(migration, in: db, appliedNow: false)
             }
-            return current
+            return (tables, current)
+        }
+        // Every file to run is read before the first runs: one that cannot run stops the migration here.
+        let pending = try migrations.filter { $0.version > start && $0.version <= targetVersion }.map {
+            ($0, try Self.script(of: $0))
         }
         var applied: [Int] = []
-        for migration in migrations where migration.version > start && migration.version <= targetVersion {
-            let ran = try await pool.write { db in
-                try await PostgresMigrationTables.lock(db)
-                let current = try await PostgresMigrationTables.version(of: db)
-                try checkNotNewer(current)
-                // Another migrator applied it while this one waited for the lock.
-                guard current < migration.version else { return false }
-                try await run(migration, in: db)
-                try await PostgresMigrationTables.record(migration, in: db, appliedNow: true)
-                try await PostgresMigrationTables.setVersion(migration.version, in: db)
-                return true
+        for (migration, script) in pending {
+            let ran: Bool
+            if migration.runsInTransaction {
+                ran = try await pool.write { db in
+                    try await tables.lock(db)
+                    let current = try await tables.version(of: db)
+                    try checkNotNewer(current)
+                    // Another migrator applied it while this one waited for the lock.
+                    guard current < migration.version else { return false }
+                    try await run(migration, script, in: db)
+                    try await tables.record(migration, in: db, appliedNow: true)
+                    try await tables.setVersion(migration.version, in: db)
+                    // What the file SET stays with the session after COMMIT: reset it with the step.
+                    try await db.run(sql: "RESET ALL")
+                    return true
+                }
+            } else {
+                ran = try await pool.writeWithoutTransaction { db in
+                    try await runOutsideTransaction(migration, script, tables: tables, in: db)
+                }
             }
             if ran { applied.append(migration.version) }
         }
@@ -85,7 +112,11 @@ extension Migrator {
         let (current, history) = try await snapshot(of: pool)
         try checkNotNewer(current)
         _ = try historyNeedsWriting(history, at: current)
-        return migrations.filter { $0.version > current && $0.version <= target }
+        let pending = migrations.filter { $0.version > current && $0.version <= target }
+        for migration in pending {
+            _ = try Self.script(of: migration)
+        }
+        return pending
     }
 
     /// Where the database of `pool` stands: its version, the registered versions applied and pending, and the
@@ -106,7 +137,9 @@ extension Migrator {
     private func snapshot(of pool: PostgresPool) async throws -> (version: Int, history: [Int: AppliedMigration]) {
         try await pool.write { db in
             try await db.execute(query: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return try await PostgresMigrationTables.snapshot(of: db)
+            // A search_path that names no existing schema has no tables of Strata's: version 0.
+            guard let tables = try await PostgresMigrationTables.resolveIfPossible(in: db) else { return (0, [:]) }
+            return try await tables.snapshot(of: db)
         }
     }
 
@@ -119,49 +152,218 @@ extension Migrator {
                 + "write it as a .sql file to migrate a PostgreSQL database")
     }
 
+    /// The statements of `migration`'s file, read before anything runs.
+    ///
+    /// - Throws: `DatabaseError` with the `migration` code, naming the file and line, for a statement that ends or
+    ///   begins a transaction (a migration already runs in one), a `COPY ... FROM STDIN` or `TO STDOUT` (psql's
+    ///   input and output, which a migration does not have), or a psql command.
+    private static func script(of migration: Migration) throws -> PostgresMigrationScript {
+        let script = PostgresMigrationScript(migration.sql ?? "")
+        func refuse(_ line: Int, _ reason: String) -> DatabaseError {
+            DatabaseError(code: .migration, message: "\(migration), line \(line): \(reason)")
+        }
+        // The first problem in the file, by line.
+        var problem: (line: Int, reason: String)?
+        if let command = script.psqlCommands.first {
+            problem = (
+                command.line,
+                "\\\(command.name) is a psql command, not SQL: PostgreSQL cannot run it; remove it from the file"
+            )
+        }
+        for statement in script.statements where statement.line < problem?.line ?? Int.max {
+            let words = statement.leadingWords
+            guard let first = words.first else { continue }
+            let second = words.dropFirst().first
+            let controlsTransaction =
+                ["BEGIN", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE"].contains(first)
+                || (first == "START" && second == "TRANSACTION") || (first == "PREPARE" && second == "TRANSACTION")
+            if controlsTransaction {
+                let keyword = first == "START" || first == "PREPARE" ? "\(first) TRANSACTION" : first
+                let transaction =
+                    migration.runsInTransaction
+                    ? "a migration already runs in a transaction, with its version bump"
+                    : "a file marked \(Migrator.noTransactionDirective) runs each statement on its own"
+                problem = (statement.line, "\(keyword) cannot run in a migration: \(transaction); remove it")
+                break
+            }
+            if first == "COPY", statement.namesClientStream {
+                problem = (
+                    statement.line,
+                    "COPY ... FROM STDIN and TO STDOUT use psql's input and output, which a migration does not have: "
+                        + "write the rows as INSERT statements (pg_dump --inserts)"
+                )
+                break
+            }
+        }
+        if let problem { throw refuse(problem.line, problem.reason) }
+        return script
+    }
+
     /// Runs the SQL of `migration`'s file, which may hold several statements, in the session's transaction.
-    private func run(_ migration: Migration, in db: PostgresSession) async throws {
-        let sql = migration.sql ?? ""
+    private func run(_ migration: Migration, _ script: PostgresMigrationScript, in db: PostgresSession) async throws {
+        let sql = script.sql
         do {
             // The extended protocol runs one statement at a time; PL/pgSQL's EXECUTE runs a whole script, in the
-            // transaction. The file is quoted with a dollar tag it does not contain, so it is never spliced.
-            var tag = "$strata_migration$"
-            var suffix = 0
-            while sql.contains(tag) {
-                suffix += 1
-                tag = "$strata_migration_\(suffix)$"
-            }
-            try await db.run(sql: "DO $strata_do$ BEGIN EXECUTE \(tag)\(sql)\(tag); END $strata_do$")
+            // transaction. The file, and then the block around it, are each quoted with a dollar tag whose name
+            // they do not contain, so that neither is ever cut short.
+            let inner = Self.dollarTag("strata_migration", notIn: sql)
+            let block = "BEGIN EXECUTE \(inner)\(sql)\(inner); END"
+            let outer = Self.dollarTag("strata_do", notIn: block)
+            try await db.run(sql: "DO \(outer)\(block)\(outer)")
         } catch let error as PostgresError {
-            let reason = error.sqlState.map { "PostgreSQL error \($0): \(error.message)" } ?? error.message
             throw DatabaseError(
-                code: .migration, message: "\(migration) failed: \(reason)", sql: sql, underlyingError: error)
+                code: .migration, message: "\(migration) failed: \(Self.reason(error))", sql: sql,
+                underlyingError: error)
         } catch {
             throw Self.failure(error, of: migration)
         }
     }
+
+    /// Runs the statements of a `-- strata:no-transaction` file one at a time, in autocommit mode, then records it
+    /// and bumps the version in a transaction; all under a session-level advisory lock, which other migrators of
+    /// the schema wait for.
+    ///
+    /// - Returns: false when another migrator applied it first.
+    private func runOutsideTransaction(
+        _ migration: Migration, _ script: PostgresMigrationScript, tables: PostgresMigrationTables,
+        in db: PostgresSession
+    ) async throws -> Bool {
+        try await tables.lockSession(db)
+        do {
+            let current = try await tables.version(of: db)
+            try checkNotNewer(current)
+            guard current < migration.version else {
+                try await tables.unlockSession(db)
+                return false
+            }
+            let statements = script.statements.filter { !$0.leadingWords.isEmpty }
+            for (offset, statement) in statements.enumerated() {
+                do {
+                    try await db.run(sql: script.text(of: statement))
+                } catch let error as PostgresError {
+                    let done =
+                        offset == 0
+                        ? "nothing of it ran"
+                        : "statements 1 to \(offset) committed and stay (no transaction can undo them)"
+                    throw DatabaseError(
+                        code: .migration,
+                        message: "\(migration), statement \(offset + 1) of \(statements.count) (line "
+                            + "\(statement.line)) failed: \(Self.reason(error)); \(done), the database stays at "
+                            + "version \(current), and the next migrate runs the file again from its first statement",
+                        sql: script.text(of: statement), underlyingError: error)
+                }
+            }
+            try await db.run(sql: "BEGIN")
+            do {
+                try await tables.record(migration, in: db, appliedNow: true)
+                try await tables.setVersion(migration.version, in: db)
+                try await db.run(sql: "RESET ALL")
+                try await db.run(sql: "COMMIT")
+            } catch {
+                try? await db.run(sql: "ROLLBACK")
+                throw error
+            }
+            try await tables.unlockSession(db)
+            return true
+        } catch {
+            // The connection goes back to the pool: without its settings, and without the lock, which would
+            // otherwise keep every other migrator waiting. A broken connection took both with it.
+            try? await db.run(sql: "RESET ALL")
+            try? await tables.unlockSession(db)
+            if error is DatabaseError { throw error }
+            throw Self.failure(error, of: migration)
+        }
+    }
+
+    /// PostgreSQL's reason for a failed statement of a migration, without the values it may quote, with a word on
+    /// the statements that cannot run in a transaction.
+    private static func reason(_ error: PostgresError) -> String {
+        guard error.sqlState == "25001" else { return error.summary }
+        return error.summary + " (a file whose first line is \(Migrator.noTransactionDirective) runs its "
+            + "statements outside a transaction)"
+    }
+
+    /// `$name$`, or `$name_1$`, `$name_2$`...: the first dollar-quote tag whose name `text` does not contain, so
+    /// that the tag can neither occur in the quoted text nor be formed where the text meets it.
+    static func dollarTag(_ name: String, notIn text: String) -> String {
+        var candidate = name
+        var suffix = 0
+        while text.contains(candidate) {
+            suffix += 1
+            candidate = "\(name)_\(suffix)"
+        }
+        return "$\(candidate)$"
+    }
 }
 
-/// The `strata_schema_version` and `strata_migrations` tables of a PostgreSQL database.
+/// The `strata_schema_version` and `strata_migrations` tables of a PostgreSQL database, in the schema a migrator
+/// found first in the `search_path` when it started, and named with it in every statement.
 ///
 /// ```sql
-/// CREATE TABLE strata_schema_version (
+/// CREATE TABLE "app".strata_schema_version (
 ///     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), version integer NOT NULL CHECK (version >= 0))
-/// CREATE TABLE strata_migrations (
+/// CREATE TABLE "app".strata_migrations (
 ///     version integer PRIMARY KEY, name text NOT NULL, checksum text, applied_at timestamptz)
 /// ```
-enum PostgresMigrationTables {
-    static let versionTable = "strata_schema_version"
+struct PostgresMigrationTables {
+    static let versionTableName = "strata_schema_version"
 
-    /// Waits for, then holds until the transaction ends, the lock of migrations in the connection's schema.
-    static func lock(_ db: PostgresSession) async throws {
-        // 0x53747261 is "Stra"; the second key is the schema's, so that schemas of one database migrate apart.
-        try await db.execute(
-            query: "SELECT pg_advisory_xact_lock(1400140385, hashtext(coalesce(current_schema(), '')))")
+    /// The schema of the tables.
+    let schema: String
+
+    /// The version table, named with its schema: `"app".strata_schema_version`.
+    var versionTable: String { qualified(Self.versionTableName) }
+    /// The history table, named with its schema: `"app".strata_migrations`.
+    var historyTable: String { qualified(MigrationHistory.table) }
+
+    /// `"schema".name`, the schema quoted (a `"` doubled).
+    private func qualified(_ name: String) -> String {
+        "\"" + schema.replacingOccurrences(of: "\"", with: "\"\"") + "\"." + name
+    }
+
+    /// The tables of the session's first schema: the first of its `search_path` that exists.
+    ///
+    /// - Throws: `DatabaseError` with the `migration` code when the `search_path` names no schema that exists.
+    static func resolve(in db: PostgresSession) async throws -> PostgresMigrationTables {
+        guard let tables = try await resolveIfPossible(in: db) else {
+            throw DatabaseError(
+                code: .migration,
+                message: "the search_path names no schema that exists, so there is none to keep "
+                    + "\(versionTableName) in: create the schema, or set search_path (options=-c search_path=...)")
+        }
+        return tables
+    }
+
+    /// The tables of the session's first schema, nil when its `search_path` names no schema that exists.
+    static func resolveIfPossible(in db: PostgresSession) async throws -> PostgresMigrationTables? {
+        let schema = try await db.fetchOne(String?.self, query: "SELECT current_schema()")
+        return (schema ?? nil).map(PostgresMigrationTables.init(schema:))
+    }
+
+    /// The advisory lock's keys: 0x53747261 ("Stra"), and the hash of the schema's name, so that schemas of one
+    /// database migrate apart. Earlier versions hashed `current_schema()`, the same name: they and this one wait for
+    /// each other.
+    private var lockKeys: String { "1400140385, hashtext(:schema)" }
+
+    /// Waits for, then holds until the transaction ends, the lock of migrations in the schema.
+    func lock(_ db: PostgresSession) async throws {
+        try await db.execute(query: "SELECT pg_advisory_xact_lock(\(lockKeys))", parameters: ["schema": schema])
+    }
+
+    /// Waits for, then holds until ``unlockSession(_:)`` or the end of the connection, the same lock as
+    /// ``lock(_:)``, outside any transaction: for a migration that runs outside one. A session that holds it can
+    /// still take the transaction-level lock.
+    func lockSession(_ db: PostgresSession) async throws {
+        try await db.execute(query: "SELECT pg_advisory_lock(\(lockKeys))", parameters: ["schema": schema])
+    }
+
+    /// Releases the lock of ``lockSession(_:)``.
+    func unlockSession(_ db: PostgresSession) async throws {
+        try await db.execute(query: "SELECT pg_advisory_unlock(\(lockKeys))", parameters: ["schema": schema])
     }
 
     /// Creates the tables when missing, the version at 0; called under the lock.
-    static func create(in db: PostgresSession) async throws {
+    func create(in db: PostgresSession) async throws {
         try await db.execute(
             query: """
                 CREATE TABLE IF NOT EXISTS \(versionTable) (
@@ -171,15 +373,15 @@ enum PostgresMigrationTables {
         try await db.execute(query: "INSERT INTO \(versionTable) (version) VALUES (0) ON CONFLICT DO NOTHING")
         try await db.execute(
             query: """
-                CREATE TABLE IF NOT EXISTS \(MigrationHistory.table) (
+                CREATE TABLE IF NOT EXISTS \(historyTable) (
                     version integer PRIMARY KEY, name text NOT NULL, checksum text, applied_at timestamptz)
                 """)
     }
 
     /// The database's version: 0 when it was never migrated.
-    static func version(of db: PostgresSession) async throws -> Int {
+    func version(of db: PostgresSession) async throws -> Int {
         let exists = try await db.fetchOne(
-            Bool.self, query: "SELECT to_regclass('\(versionTable)') IS NOT NULL")
+            Bool.self, query: "SELECT to_regclass(:table) IS NOT NULL", parameters: ["table": versionTable])
         guard exists == true else { return 0 }
         let versions = try await db.fetchAll(Int.self, query: "SELECT version FROM \(versionTable)")
         guard versions.count <= 1 else {
@@ -192,7 +394,7 @@ enum PostgresMigrationTables {
     }
 
     /// The version and the recorded history, in the session's transaction.
-    static func snapshot(of db: PostgresSession) async throws -> (version: Int, history: [Int: AppliedMigration]) {
+    func snapshot(of db: PostgresSession) async throws -> (version: Int, history: [Int: AppliedMigration]) {
         let current = try await version(of: db)
         return (current, try await history(of: db, currentVersion: current))
     }
@@ -200,14 +402,15 @@ enum PostgresMigrationTables {
     /// The recorded migrations by version, empty when the table does not exist.
     ///
     /// - Throws: `DatabaseError` with the `migration` code when the table or a row is not what Strata writes.
-    static func history(of db: PostgresSession, currentVersion: Int) async throws -> [Int: AppliedMigration] {
+    func history(of db: PostgresSession, currentVersion: Int) async throws -> [Int: AppliedMigration] {
         let found = try await db.fetchAll(
             String.self,
             query: """
                 SELECT CAST(attname AS text) FROM pg_attribute
-                WHERE attrelid = to_regclass('\(MigrationHistory.table)') AND attnum > 0 AND NOT attisdropped
+                WHERE attrelid = to_regclass(:table) AND attnum > 0 AND NOT attisdropped
                 ORDER BY attnum
-                """)
+                """,
+            parameters: ["table": historyTable])
         if found.isEmpty { return [:] }
         guard found == MigrationHistory.columns else {
             throw MigrationHistory.malformed(
@@ -216,7 +419,7 @@ enum PostgresMigrationTables {
         }
         let rows = try await db.fetchAll(
             HistoryRow.self,
-            query: "SELECT version, name, checksum, applied_at FROM \(MigrationHistory.table) ORDER BY version")
+            query: "SELECT version, name, checksum, applied_at FROM \(historyTable) ORDER BY version")
         var history: [Int: AppliedMigration] = [:]
         for row in rows {
             guard row.version >= 1 else {
@@ -225,7 +428,7 @@ enum PostgresMigrationTables {
             guard row.version <= currentVersion else {
                 throw MigrationHistory.malformed(
                     "records version \(row.version), but the database is at version \(currentVersion) "
-                        + "(\(versionTable))")
+                        + "(\(Self.versionTableName))")
             }
             if let checksum = row.checksum, !MigrationHistory.isChecksum(checksum) {
                 throw MigrationHistory.malformed(
@@ -239,10 +442,10 @@ enum PostgresMigrationTables {
     }
 
     /// Records `migration` as applied: now, or with no time for a migration applied before the history began.
-    static func record(_ migration: Migrator.Migration, in db: PostgresSession, appliedNow: Bool) async throws {
+    func record(_ migration: Migrator.Migration, in db: PostgresSession, appliedNow: Bool) async throws {
         try await db.execute(
             query: """
-                INSERT INTO \(MigrationHistory.table) (version, name, checksum, applied_at)
+                INSERT INTO \(historyTable) (version, name, checksum, applied_at)
                 VALUES (:version, :name, :checksum, \(appliedNow ? "clock_timestamp()" : "NULL"))
                 ON CONFLICT (version) DO \(appliedNow
                     ? "UPDATE SET name = excluded.name, checksum = excluded.checksum, applied_at = excluded.applied_at"
@@ -252,14 +455,14 @@ enum PostgresMigrationTables {
     }
 
     /// Records the checksum `migration`'s file has now, for an edit the migrator was told to accept.
-    static func acceptChecksum(of migration: Migrator.Migration, in db: PostgresSession) async throws {
+    func acceptChecksum(of migration: Migrator.Migration, in db: PostgresSession) async throws {
         try await db.execute(
-            query: "UPDATE \(MigrationHistory.table) SET checksum = :checksum WHERE version = :version",
+            query: "UPDATE \(historyTable) SET checksum = :checksum WHERE version = :version",
             parameters: ["version": migration.version, "checksum": migration.checksum])
     }
 
     /// Sets the database's version, in the transaction of the step that brings it.
-    static func setVersion(_ version: Int, in db: PostgresSession) async throws {
+    func setVersion(_ version: Int, in db: PostgresSession) async throws {
         try await db.execute(query: "UPDATE \(versionTable) SET version = :version", parameters: ["version": version])
     }
 

@@ -130,4 +130,53 @@ import Testing
         try migrator.migrate(db)
         #expect(try MigrationFixtures.column(Int.self, db, "SELECT x FROM a ORDER BY x") == [1, 2])
     }
+
+    @Test("SQLite refuses a -- strata:no-transaction file by name before any migration runs, in migrate and dry run")
+    func aNoTransactionFileIsRefusedOnSQLite() throws {
+        let directory = try TemporaryDirectory()
+        try MigrationFixtures.write("CREATE TABLE a (x);", to: "0001_create_a.sql", in: directory)
+        try MigrationFixtures.write(
+            "-- strata:no-transaction\nCREATE INDEX a_x ON a (x);", to: "0002_index_a.sql", in: directory)
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: directory.url)
+        let db = try Database()
+        let error = #expect(throws: DatabaseError.self) { try migrator.migrate(db) }
+        #expect(error?.code == .migration)
+        #expect(
+            error?.message
+                == "migration 2 \"index_a\" (0002_index_a.sql) begins with -- strata:no-transaction, which only "
+                + "PostgreSQL runs: on SQLite every migration runs in one transaction with its version bump; remove "
+                + "the line")
+        #expect(try db.userVersion == 0)
+        #expect(try MigrationFixtures.tableNames(db) == [])
+        #expect(throws: DatabaseError.self) { try migrator.pendingMigrations(for: db) }
+        // status only reads: it reports the file as pending.
+        #expect(try migrator.status(of: db).pending == [1, 2])
+    }
+
+    @Test("a -- strata: comment that is not the directive on the first line is an error, never a silent comment")
+    func aMisplacedOrMisspeltDirectiveIsAnError() throws {
+        for (sql, line) in [
+            ("CREATE TABLE a (x);\n-- strata:no-transaction\n", 2),
+            ("-- strata:no_transaction\nCREATE TABLE a (x);", 1),
+            ("-- Strata:No-Transaction\nCREATE TABLE a (x);", 1),
+        ] {
+            let directory = try TemporaryDirectory()
+            try MigrationFixtures.write(sql, to: "0001_create_a.sql", in: directory)
+            var migrator = Migrator()
+            let error = #expect(throws: DatabaseError.self) { try migrator.registerSQLFiles(in: directory.url) }
+            #expect(error?.message.hasPrefix("migration 0001_create_a.sql, line \(line): ") == true, "\(sql)")
+            #expect(error?.message.contains("goes on the first line") == true)
+        }
+        // The directive itself, with or without a space, and other comments are fine.
+        for sql in [
+            "-- strata:no-transaction\nSELECT 1;", "--strata:no-transaction\r\nSELECT 1;", "-- strata is nice\n",
+        ] {
+            let directory = try TemporaryDirectory()
+            try MigrationFixtures.write(sql, to: "0001_create_a.sql", in: directory)
+            var migrator = Migrator()
+            try migrator.registerSQLFiles(in: directory.url)
+            #expect(migrator.migrations.count == 1)
+        }
+    }
 }
