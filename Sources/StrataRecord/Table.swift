@@ -28,9 +28,9 @@
 ///
 /// **The generated code gives exactly what `Codable` gives, or the struct does not compile, with a message that says
 /// why.** The same columns, values and errors, never a silent difference. A macro sees only the struct's body, so:
-/// - `CodingKeys` belong inside the struct. `CodingKeys`, `init(from:)` or `encode(to:)` declared in an extension is
-///   a redeclaration of the generated one (the compiler's note shows it and says why); custom coding needs a model
-///   without `@Table`.
+/// - `CodingKeys` belong inside the struct. `CodingKeys`, `init(from:)` or `encode(to:)` declared in an extension,
+///   which Swift would honour and the generated code could not see, is an "invalid redeclaration" of the one
+///   `@Table` declares, whose doc comment says why; custom coding needs a model without `@Table`.
 /// - A stored property, or a case of `CodingKeys`, inside `#if` is read and written under the same condition.
 /// - A property wrapper or another attribute on a stored property, a `CodingKeys` that is not an enum (a typealias),
 ///   a case of `CodingKeys` without its property, and a property that neither has a case nor an initial value are

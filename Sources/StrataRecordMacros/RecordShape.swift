@@ -214,6 +214,10 @@ struct RecordShape {
         var isDecoded: Bool
         /// False for a private or fileprivate property, whose type may be private too: it has no typed column.
         var hasColumn: Bool
+        /// Whether the property is declared `public` (or `open`), `package`, or neither: its typed column is no
+        /// more visible than the property, whose type may be internal.
+        var isPublic = false
+        var isPackage = false
     }
 
     var properties: [Property] = []
@@ -309,7 +313,8 @@ struct RecordShape {
                     name: name, key: plainName, type: Self.optionalSpelling(type),
                     optionality: Optionality(type, genericParameters: genericParameters),
                     isDecoded: !(isLet && binding.initializer != nil),
-                    hasColumn: !isPrivate)
+                    hasColumn: !isPrivate, isPublic: variable.has(.public) || variable.has(.open),
+                    isPackage: variable.has(.package))
                 stored.append((property, Syntax(binding), binding.initializer != nil, isLet))
             }
         }

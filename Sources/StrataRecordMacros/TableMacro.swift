@@ -155,7 +155,7 @@ struct MemberWriter {
         members += codableMembers(of: shape)
 
         let columns = properties.filter(\.hasColumn).map { property in
-            "\(access)let \(property.name) = Strata.TypedColumn<\(recordType), \(property.type)>"
+            "\(columnAccess(of: property))let \(property.name) = Strata.TypedColumn<\(recordType), \(property.type)>"
                 + "(key: \(key(of: property, in: shape)))"
         }
         members.append(
@@ -172,6 +172,16 @@ struct MemberWriter {
             \(access)static var columns: Columns { Columns() }
             """)
         return members
+    }
+
+    /// The access of `property`'s typed column: the struct's, or the property's when that is lower (an internal
+    /// property of a public struct may have an internal type).
+    private func columnAccess(of property: RecordShape.Property) -> String {
+        switch access {
+        case "public ": property.isPublic ? access : property.isPackage ? "package " : ""
+        case "package ": property.isPublic || property.isPackage ? access : ""
+        default: access
+        }
     }
 
     /// The coding key of `property`: its name when `@Table` declares `CodingKeys` (private to the struct, so that

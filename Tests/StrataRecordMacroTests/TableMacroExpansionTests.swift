@@ -1671,4 +1671,109 @@ struct TableMacroExpansionTests {
                 """
         )
     }
+
+    @Test("a property of a public struct that is not public gets a column no more visible than itself")
+    func internalPropertyOfPublicStruct() {
+        assertTableExpansion(
+            """
+            @Table("note")
+            public struct Note: Codable {
+                public var id: Int64?
+                var draft: Draft
+                package var flag: Bool
+            }
+            """,
+            expandedSource: """
+                public struct Note: Codable {
+                    public var id: Int64?
+                    var draft: Draft
+                    package var flag: Bool
+                }
+
+                extension Note: Strata.Model, Strata.GeneratedRecord {
+                    public static var tableName: String {
+                        "note"
+                    }
+
+                    public static var recordKeys: [String] {
+                        ["id", "draft", "flag"]
+                    }
+
+                    public init(row: Strata.RecordRow) throws {
+                        let value0 = try row.decode(Int64?.self, 0)
+                        let value1 = try row.decode(Draft.self, 1)
+                        let value2 = try row.decode(Bool.self, 2)
+                        self.id = value0
+                        self.draft = value1
+                        self.flag = value2
+                    }
+
+                    public func encode(to parameters: Strata.RecordParameters) throws {
+                        try parameters.encode(self.id, 0)
+                        try parameters.encode(self.draft, 1)
+                        try parameters.encode(self.flag, 2)
+                    }
+
+                    /// The coding keys of Note's stored properties, as Swift synthesizes them, which @Table's reader
+                    /// and writer follow.
+                    ///
+                    /// @Table declares this: a CodingKeys, init(from:) or encode(to:) in an extension would be bypassed.
+                    /// Declare CodingKeys inside Note, or use a Model without @Table for custom coding.
+                    private enum CodingKeys: CodingKey {
+                        case id, draft, flag
+                    }
+
+                    /// Decodes Note exactly as Swift's synthesized `init(from:)` does, and as @Table's reader reads
+                    /// a row.
+                    ///
+                    /// @Table declares this: a CodingKeys, init(from:) or encode(to:) in an extension would be bypassed.
+                    /// Declare CodingKeys inside Note, or use a Model without @Table for custom coding.
+                    public init(from decoder: any Decoder) throws {
+                        let container = try decoder.container(keyedBy: CodingKeys.self)
+                        self.id = try container.decodeIfPresent(Int64.self, forKey: .id)
+                        self.draft = try Strata.TableCoding.decode(
+                            Draft.self, {
+                                try container.decode(Draft.self, forKey: .draft)
+                            },
+                            ifPresent: {
+                                try container.decodeIfPresent(Strata.TableCoding.wrapped(Draft.self), forKey: .draft)
+                            })
+                        self.flag = try container.decode(Bool.self, forKey: .flag)
+                    }
+
+                    /// Encodes Note exactly as Swift's synthesized `encode(to:)` does, and as @Table's writer binds
+                    /// parameters.
+                    ///
+                    /// @Table declares this: a CodingKeys, init(from:) or encode(to:) in an extension would be bypassed.
+                    /// Declare CodingKeys inside Note, or use a Model without @Table for custom coding.
+                    public func encode(to encoder: any Encoder) throws {
+                        var container = encoder.container(keyedBy: CodingKeys.self)
+                        try container.encodeIfPresent(self.id, forKey: .id)
+                        try Strata.TableCoding.encode(
+                            self.draft, {
+                                try container.encode(self.draft, forKey: .draft)
+                            },
+                            ifPresent: {
+                                try container.encodeIfPresent(self.draft, forKey: .draft)
+                            })
+                        try container.encode(self.flag, forKey: .flag)
+                    }
+
+                    /// The typed columns of Note, one per coded property that is not private.
+                    public struct Columns: Sendable {
+                        public let id = Strata.TypedColumn<Note, Int64?>(key: "id")
+                        let draft = Strata.TypedColumn<Note, Draft>(key: "draft")
+                        package let flag = Strata.TypedColumn<Note, Bool>(key: "flag")
+                        public init() {
+                        }
+                    }
+
+                    /// The typed columns of Note, such as `Note.columns.id`.
+                    public static var columns: Columns {
+                        Columns()
+                    }
+                }
+                """
+        )
+    }
 }
