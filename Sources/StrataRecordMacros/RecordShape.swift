@@ -365,6 +365,7 @@ struct RecordShape {
             return tuple.elements.count == 1 ? tuple.elements.first.flatMap { unstorable($0.type) } : "a tuple"
         }
         if type.is(MetatypeTypeSyntax.self) { return "a metatype" }
+        if type.is(CompositionTypeSyntax.self) { return "an existential" }
         if let some = type.as(SomeOrAnyTypeSyntax.self) {
             return some.someOrAnySpecifier.tokenKind == .keyword(.some) ? "an opaque type" : "an existential"
         }

@@ -40,6 +40,7 @@ struct TableMacroDiagnosticsTests {
             ("Any", "an existential"),
             ("Int.Type", "a metatype"),
             ("some Codable", "an opaque type"),
+            ("Codable & Sendable", "an existential"),
         ]
     )
     func unstorableType(type: String, problem: String) {
