@@ -22,11 +22,22 @@
 /// - `Note.columns`: one ``TypedColumn`` per coded property (`Note.columns.createdAt`), named through custom
 ///   `CodingKeys` and the key strategy, usable wherever a ``Column`` is;
 /// - ``GeneratedRecord``: a row reader that reads columns by index (names resolved once per statement) and a
-///   parameter writer that binds by index, which `fetchAll`, `find`, `insert` and the rest use automatically.
+///   parameter writer that binds by index, which `fetchAll`, `find`, `insert` and the rest use automatically;
+/// - the struct's `Codable` conformance itself: `CodingKeys` (unless the struct declares them), `init(from:)` and
+///   `encode(to:)`, exactly as Swift synthesizes them.
 ///
-/// The struct keeps its `Codable` conformance: the generated code gives the same columns, values and errors.
+/// **The generated code gives exactly what `Codable` gives, or the struct does not compile, with a message that says
+/// why.** The same columns, values and errors, never a silent difference. A macro sees only the struct's body, so:
+/// - `CodingKeys` belong inside the struct. `CodingKeys`, `init(from:)` or `encode(to:)` declared in an extension,
+///   which Swift would honour and the generated code could not see, is an "invalid redeclaration" of the one
+///   `@Table` declares, whose doc comment says why; custom coding needs a model without `@Table`.
+/// - A stored property, or a case of `CodingKeys`, inside `#if` is read and written under the same condition.
+/// - A property wrapper or another attribute on a stored property, a `CodingKeys` that is not an enum (a typealias),
+///   a case of `CodingKeys` without its property, and a property that neither has a case nor an initial value are
+///   compile errors. Static, computed and `lazy` properties are not columns, as they are not coded.
 @attached(
     extension, conformances: Model, GeneratedRecord,
-    names: named(tableName), named(recordKeys), named(init(row:)), named(encode(to:)), named(Columns), named(columns)
+    names: named(tableName), named(recordKeys), named(init(row:)), named(encode(to:)), named(Columns), named(columns),
+    named(CodingKeys), named(init(from:))
 )
 public macro Table(_ name: String? = nil) = #externalMacro(module: "StrataRecordMacros", type: "TableMacro")

@@ -4,7 +4,13 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// `@Table("name")`: the `Model` and `GeneratedRecord` conformances of a struct, read from its stored properties
-/// the way Swift synthesizes `Codable` from them.
+/// the way Swift synthesizes `Codable` from them, and that `Codable` conformance itself.
+///
+/// A macro sees only the struct's body, while Swift honours `CodingKeys`, `init(from:)` and `encode(to:)` wherever
+/// the struct declares them. So the generated extension declares them too, exactly as Swift would synthesize them:
+/// one declared in an extension is then a redeclaration, a compile error, rather than coding that the generated
+/// reader and writer silently ignore. Stored properties and coding keys inside `#if` get their code under the same
+/// conditions.
 struct TableMacro: ExtensionMacro {
     static func expansion(
         of node: AttributeSyntax,
@@ -18,66 +24,20 @@ struct TableMacro: ExtensionMacro {
                 Diagnostic(node: node, message: TableDiagnostic.notAStruct(kind: declarationKind(declaration)))
             ])
         }
-        let record = try RecordShape(structDecl, attribute: node)
-        let access = accessModifier(of: structDecl)
-        let typeName = structDecl.name.text
+        let record = try RecordDeclaration(structDecl, attribute: node)
+        for warning in record.warnings { context.diagnose(warning) }
         // The protocols the struct does not conform to yet, named with their module.
         let missing = protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" }
         let conformances = ["Model", "GeneratedRecord"].filter(missing.contains).map { "Strata." + $0 }
         let inheritance = conformances.isEmpty ? "" : ": " + conformances.joined(separator: ", ")
-
-        var members: [String] = []
-        if let tableName = record.tableName {
-            members.append("\(access)static var tableName: String { \(tableName) }")
-        }
-        let keys = record.properties.map { stringLiteral($0.key) }.joined(separator: ", ")
-        members.append("\(access)static var recordKeys: [String] { [\(keys)] }")
-
-        // Every column is read into a local first and the properties are set after the last read: an assignment
-        // between two reads that may throw makes the compiler build the value aside and copy it out.
-        let decoded = record.properties.enumerated().filter { $0.element.isDecoded }
-        let reads = decoded.map { position, property in
-            "let value\(position) = try row.decode(\(property.type).self, \(position))"
-        }
-        let assignments = decoded.map { position, property in "self.\(property.name) = value\(position)" }
-        members.append(
-            """
-            \(access)init(row: Strata.RecordRow) throws {
-            \((reads + assignments).map { "    " + $0 }.joined(separator: "\n"))
-            }
-            """)
-        let writes = record.properties.enumerated().map { position, property in
-            "try parameters.encode(self.\(property.name), \(position))"
-        }
-        members.append(
-            """
-            \(access)func encode(to parameters: Strata.RecordParameters) throws {
-            \(writes.map { "    " + $0 }.joined(separator: "\n"))
-            }
-            """)
-        // The type's full name: a nested struct's bare name is not in scope in the extension.
-        let recordType = type.trimmedDescription + record.genericArguments
-        let columns = record.properties.filter(\.hasColumn).map { property in
-            "    \(access)let \(property.name) = Strata.TypedColumn<\(recordType), \(property.type)>"
-                + "(key: \(stringLiteral(property.key)))"
-        }
-        members.append(
-            """
-            /// The typed columns of \(typeName), one per coded property that is not private.
-            \(access)struct Columns: Sendable {
-            \(columns.joined(separator: "\n"))
-                \(access)init() {}
-            }
-            """)
-        members.append(
-            """
-            /// The typed columns of \(typeName), such as `\(typeName).columns.\(record.properties.first?.name ?? "id")`.
-            \(access)static var columns: Columns { Columns() }
-            """)
+        let writer = MemberWriter(
+            record: record, access: accessModifier(of: structDecl),
+            // The type's full name: a nested struct's bare name is not in scope in the extension.
+            recordType: type.trimmedDescription + record.genericArguments)
 
         let source: DeclSyntax = """
             extension \(type.trimmed)\(raw: inheritance) {
-            \(raw: members.joined(separator: "\n\n"))
+            \(raw: writer.source())
             }
             """
         guard let extensionDecl = source.as(ExtensionDeclSyntax.self) else { return [] }
@@ -122,333 +82,211 @@ struct TableMacro: ExtensionMacro {
     }
 }
 
-/// What `@Table` reads from a struct: its table name and its coded properties, in declaration order.
-struct RecordShape {
-    struct Property {
-        /// The property's name, as written (backticks kept).
-        var name: String
-        /// The coding key: the property's name, or its `CodingKeys` case's raw value.
-        var key: String
-        /// The declared type, with `T!` written `T?`.
-        var type: String
-        /// False for a `let` with an initial value, which synthesized `Codable` encodes but never decodes.
-        var isDecoded: Bool
-        /// False for a private or fileprivate property, whose type may be private too: it has no typed column.
-        var hasColumn: Bool
+/// The source of the generated members, once per combination of `#if` clauses.
+struct MemberWriter {
+    var record: RecordDeclaration
+    var access: String
+    var recordType: String
+
+    /// The members: `tableName`, then the members of every combination, each under the `#if` clauses that select
+    /// it.
+    func source() -> String {
+        var members: [String] = []
+        if let tableName = record.tableName {
+            members.append("\(access)static var tableName: String { \(tableName) }")
+        }
+        members.append(self.members(of: record.configuration))
+        return members.joined(separator: "\n\n")
     }
 
-    /// The table name expression (a string literal), nil when the struct declares `tableName` itself.
-    var tableName: String?
-    var properties: [Property] = []
-    /// `<T, U>` for a generic struct, empty otherwise.
-    var genericArguments = ""
-
-    init(_ structDecl: StructDeclSyntax, attribute: AttributeSyntax) throws {
-        var diagnostics: [Diagnostic] = []
-        let typeName = structDecl.name.text
-        let members = structDecl.memberBlock.members.map(\.decl)
-
-        // The table name: the attribute's string literal, or a `tableName` the struct declares.
-        let declaredStatics = Self.staticNames(in: members)
-        let argument = attribute.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
-        if let argument {
-            if let literal = argument.as(StringLiteralExprSyntax.self), literal.segments.count == 1,
-                literal.segments.first?.is(StringSegmentSyntax.self) == true
-            {
-                tableName = literal.trimmedDescription
-                if declaredStatics["tableName"] != nil {
-                    diagnostics.append(
-                        Diagnostic(node: attribute, message: TableDiagnostic.tableNameTwice(typeName: typeName)))
+    private func members(of configuration: ShapeConfiguration) -> String {
+        switch configuration {
+        case .shape(let shape):
+            return members(of: shape).joined(separator: "\n\n")
+        case .clauses(let clauses):
+            var lines: [String] = []
+            for (offset, clause) in clauses.enumerated() {
+                switch (offset, clause.condition) {
+                case (0, let condition): lines.append("#if \(condition ?? "true")")
+                case (_, let condition?): lines.append("#elseif \(condition)")
+                case (_, nil): lines.append("#else")
                 }
-                if literal.representedLiteralValue?.isEmpty == true {
-                    diagnostics.append(Diagnostic(node: argument, message: TableDiagnostic.emptyTableName))
+                lines.append(members(of: clause.configuration))
+            }
+            lines.append("#endif")
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    private func members(of shape: RecordShape) -> [String] {
+        // A combination with errors has no members, only the errors, which the compiler reports if it compiles it.
+        guard shape.conditionalErrors.isEmpty else {
+            return shape.conditionalErrors.map { "#error(\(TableMacro.stringLiteral($0)))" }
+        }
+        let typeName = record.typeName
+        let properties = shape.properties
+        var members = shape.conditionalWarnings.map { "#warning(\(TableMacro.stringLiteral($0)))" }
+        let keys = properties.map { key(of: $0, in: shape) }.joined(separator: ", ")
+        members.append("\(access)static var recordKeys: [String] { [\(keys)] }")
+
+        // Every column is read into a local first and the properties are set after the last read: an assignment
+        // between two reads that may throw makes the compiler build the value aside and copy it out.
+        let decoded = properties.enumerated().filter { $0.element.isDecoded }
+        let reads = decoded.map { position, property in
+            "let value\(position) = try row.decode(\(property.type).self, \(position))"
+        }
+        let assignments = decoded.map { position, property in "self.\(property.name) = value\(position)" }
+        members.append(
+            """
+            \(access)init(row: Strata.RecordRow) throws {
+            \(indented(reads + assignments))
+            }
+            """)
+        let writes = properties.enumerated().map { position, property in
+            "try parameters.encode(self.\(property.name), \(position))"
+        }
+        members.append(
+            """
+            \(access)func encode(to parameters: Strata.RecordParameters) throws {
+            \(indented(writes))
+            }
+            """)
+
+        members += codableMembers(of: shape)
+
+        let columns = properties.filter(\.hasColumn).map { property in
+            "\(columnAccess(of: property))let \(property.name) = Strata.TypedColumn<\(recordType), \(property.type)>"
+                + "(key: \(key(of: property, in: shape)))"
+        }
+        members.append(
+            """
+            /// The typed columns of \(typeName), one per coded property that is not private.
+            \(access)struct Columns: Sendable {
+            \(indented(columns))
+                \(access)init() {}
+            }
+            """)
+        members.append(
+            """
+            /// The typed columns of \(typeName), such as `\(typeName).columns.\(properties.first?.name ?? "id")`.
+            \(access)static var columns: Columns { Columns() }
+            """)
+        return members
+    }
+
+    /// The access of `property`'s typed column: the struct's, or the property's when that is lower (an internal
+    /// property of a public struct may have an internal type).
+    private func columnAccess(of property: RecordShape.Property) -> String {
+        switch access {
+        case "public ": property.isPublic ? access : property.isPackage ? "package " : ""
+        case "package ": property.isPublic || property.isPackage ? access : ""
+        default: access
+        }
+    }
+
+    /// The coding key of `property`: its name when `@Table` declares `CodingKeys` (private to the struct, so that
+    /// nothing can give them another `stringValue`), else what the struct's `CodingKeys` say, however they compute
+    /// their `stringValue`.
+    private func key(of property: RecordShape.Property, in shape: RecordShape) -> String {
+        shape.declaresCodingKeys
+            ? "CodingKeys.\(property.name).stringValue" : TableMacro.stringLiteral(property.key)
+    }
+
+    /// `CodingKeys` (when the struct declares none), `init(from:)` and `encode(to:)`, exactly as Swift synthesizes
+    /// them: the same keys, the same calls in the same order (`decodeIfPresent` and `encodeIfPresent` for an
+    /// optional, no decoding of a `let` with an initial value).
+    private func codableMembers(of shape: RecordShape) -> [String] {
+        let typeName = record.typeName
+        let properties = shape.properties
+        // The last two lines are the ones the compiler shows above a redeclaration error in the expansion.
+        let why = """
+            /// @Table declares this: a CodingKeys, init(from:) or encode(to:) in an extension would be bypassed.
+            /// Declare CodingKeys inside \(typeName), or use a Model without @Table for custom coding.
+            """
+        var members: [String] = []
+        if !shape.declaresCodingKeys {
+            members.append(
+                """
+                /// The coding keys of \(typeName)'s stored properties, as Swift synthesizes them, which @Table's reader
+                /// and writer follow.
+                ///
+                \(why)
+                private enum CodingKeys: CodingKey {
+                    case \(properties.map(\.name).joined(separator: ", "))
                 }
-            } else {
-                diagnostics.append(Diagnostic(node: argument, message: TableDiagnostic.tableNameNotLiteral))
-            }
-        } else if declaredStatics["tableName"] == nil {
-            diagnostics.append(
-                Diagnostic(node: attribute, message: TableDiagnostic.missingTableName(typeName: typeName)))
+                """)
         }
 
-        if let parameters = structDecl.genericParameterClause?.parameters {
-            genericArguments = "<" + parameters.map(\.name.text).joined(separator: ", ") + ">"
-        }
-
-        // Hand-written coding would disagree with the generated code.
-        for member in members {
-            if let initializer = member.as(InitializerDeclSyntax.self), Self.isDecoderInit(initializer) {
-                diagnostics.append(
-                    Diagnostic(
-                        node: initializer, message: TableDiagnostic.customCoding(typeName: typeName, "init(from:)")))
-            }
-            if let function = member.as(FunctionDeclSyntax.self), Self.isEncodeFunction(function) {
-                diagnostics.append(
-                    Diagnostic(node: function, message: TableDiagnostic.customCoding(typeName: typeName, "encode(to:)"))
-                )
-            }
-        }
-
-        let codingKeys = Self.codingKeys(in: members)
-        var storedCount = 0
-        for member in members {
-            guard let variable = member.as(VariableDeclSyntax.self), !Self.isStatic(variable),
-                !Self.has(.lazy, variable)
-            else { continue }
-            let isPrivate = Self.has(.private, variable) || Self.has(.fileprivate, variable)
-            let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
-            let bindings = Array(variable.bindings)
-            for (offset, binding) in bindings.enumerated() {
-                guard Self.isStored(binding) else { continue }
-                guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
-                storedCount += 1
-                let name = identifier.identifier.text
-                let plainName = name.trimmingBackticks
-                if variable.attributes.contains(where: { $0.is(AttributeSyntax.self) }) {
-                    diagnostics.append(
-                        Diagnostic(node: variable, message: TableDiagnostic.propertyWrapper(property: plainName)))
-                    continue
+        let decoded = properties.filter(\.isDecoded)
+        let container =
+            decoded.isEmpty
+            ? "_ = try decoder.container(keyedBy: CodingKeys.self)"
+            : "let container = try decoder.container(keyedBy: CodingKeys.self)"
+        let decodes = decoded.map { property -> String in
+            let key = ".\(property.name)"
+            let value: String =
+                switch property.optionality {
+                case .optional(let wrapped):
+                    "container.decodeIfPresent(\(wrapped).self, forKey: \(key))"
+                case .nonOptional:
+                    "container.decode(\(property.type).self, forKey: \(key))"
+                case .unknown:
+                    """
+                    Strata.TableCoding.decode(
+                        \(property.type).self, { try container.decode(\(property.type).self, forKey: \(key)) },
+                        ifPresent: {
+                            try container.decodeIfPresent(Strata.TableCoding.wrapped(\(property.type).self), forKey: \(key))
+                        })
+                    """
                 }
-                // `var a, b: Int`: the type written on a later binding.
-                let annotation =
-                    binding.typeAnnotation
-                    ?? (binding.initializer == nil
-                        ? bindings[(offset + 1)...].first { $0.typeAnnotation != nil }?.typeAnnotation : nil)
-                guard let type = annotation?.type else {
-                    diagnostics.append(
-                        Diagnostic(node: binding, message: TableDiagnostic.missingType(property: plainName)))
-                    continue
-                }
-                if let problem = Self.unstorable(type) {
-                    diagnostics.append(
-                        Diagnostic(
-                            node: type,
-                            message: TableDiagnostic.unstorableType(
-                                property: plainName, type: type.trimmedDescription, problem: problem)))
-                    continue
-                }
-                let key: String
-                if let codingKeys {
-                    guard let custom = codingKeys[plainName] else { continue }
-                    key = custom
-                } else {
-                    key = plainName
-                }
-                properties.append(
-                    Property(
-                        name: name, key: key, type: Self.optionalSpelling(type),
-                        isDecoded: !(isLet && binding.initializer != nil), hasColumn: !isPrivate))
+            return "self.\(property.name) = try \(value)"
+        }
+        members.append(
+            """
+            /// Decodes \(typeName) exactly as Swift's synthesized `init(from:)` does, and as @Table's reader reads
+            /// a row.
+            ///
+            \(why)
+            \(access)init(from decoder: any Decoder) throws {
+            \(indented([container] + decodes))
+            }
+            """)
+
+        let encodes = properties.map { property -> String in
+            let key = ".\(property.name)"
+            let value = "self.\(property.name)"
+            switch property.optionality {
+            case .optional:
+                return "try container.encodeIfPresent(\(value), forKey: \(key))"
+            case .nonOptional:
+                return "try container.encode(\(value), forKey: \(key))"
+            case .unknown:
+                return """
+                    try Strata.TableCoding.encode(
+                        \(value), { try container.encode(\(value), forKey: \(key)) },
+                        ifPresent: { try container.encodeIfPresent(\(value), forKey: \(key)) })
+                    """
             }
         }
-        if storedCount == 0 {
-            diagnostics.append(
-                Diagnostic(node: attribute, message: TableDiagnostic.noStoredProperties(typeName: typeName)))
-        } else if properties.isEmpty && diagnostics.isEmpty {
-            diagnostics.append(
-                Diagnostic(node: attribute, message: TableDiagnostic.noCodedProperties(typeName: typeName)))
-        }
-        if let primaryKey = declaredStatics["primaryKey"], let literal = primaryKey,
-            !properties.contains(where: { $0.key == literal })
-        {
-            let keys = properties.map(\.key).joined(separator: ", ")
-            diagnostics.append(
-                Diagnostic(
-                    node: attribute,
-                    message: TableDiagnostic.unknownPrimaryKey(typeName: typeName, key: literal, keys: keys)))
-        }
-        if !diagnostics.isEmpty { throw DiagnosticsError(diagnostics: diagnostics) }
-    }
-
-    // MARK: Reading the declaration
-
-    /// The static properties the struct declares, with their string literal value when they have one.
-    private static func staticNames(in members: [DeclSyntax]) -> [String: String?] {
-        var names: [String: String?] = [:]
-        for member in members {
-            guard let variable = member.as(VariableDeclSyntax.self), isStatic(variable) else { continue }
-            for binding in variable.bindings {
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                let literal =
-                    binding.initializer?.value.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-                    ?? binding.accessorBlock.flatMap(singleReturnedLiteral)
-                names[name.trimmingBackticks] = .some(literal)
+        members.append(
+            """
+            /// Encodes \(typeName) exactly as Swift's synthesized `encode(to:)` does, and as @Table's writer binds
+            /// parameters.
+            ///
+            \(why)
+            \(access)func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+            \(indented(encodes))
             }
-        }
-        return names
+            """)
+        return members
     }
 
-    /// The string literal a `{ "x" }` getter returns.
-    private static func singleReturnedLiteral(_ accessors: AccessorBlockSyntax) -> String? {
-        guard case .getter(let items) = accessors.accessors, items.count == 1, let item = items.first else {
-            return nil
-        }
-        if let literal = item.item.as(StringLiteralExprSyntax.self) { return literal.representedLiteralValue }
-        if let statement = item.item.as(ReturnStmtSyntax.self) {
-            return statement.expression?.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-        }
-        return nil
+    /// `lines` indented by one level, each line of a multi-line entry too.
+    private func indented(_ lines: [String]) -> String {
+        lines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { "    " + $0 }
+            .joined(separator: "\n")
     }
-
-    /// Whether `variable` has the modifier `keyword` (`lazy` ones are not coded, as in synthesized `Codable`).
-    private static func has(_ keyword: Keyword, _ variable: VariableDeclSyntax) -> Bool {
-        variable.modifiers.contains { $0.name.tokenKind == .keyword(keyword) }
-    }
-
-    private static func isStatic(_ variable: VariableDeclSyntax) -> Bool {
-        variable.modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }
-    }
-
-    /// Whether a binding stores a value: no accessors, or only observers.
-    private static func isStored(_ binding: PatternBindingSyntax) -> Bool {
-        guard let accessors = binding.accessorBlock else { return true }
-        switch accessors.accessors {
-        case .getter: return false
-        case .accessors(let list):
-            return list.allSatisfy {
-                [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind)
-            }
-        }
-    }
-
-    /// The keys of a nested `CodingKeys` enum by case name, nil when the struct has none.
-    private static func codingKeys(in members: [DeclSyntax]) -> [String: String]? {
-        for member in members {
-            guard let enumDecl = member.as(EnumDeclSyntax.self), enumDecl.name.text == "CodingKeys" else { continue }
-            var keys: [String: String] = [:]
-            for caseMember in enumDecl.memberBlock.members {
-                guard let caseDecl = caseMember.decl.as(EnumCaseDeclSyntax.self) else { continue }
-                for element in caseDecl.elements {
-                    let name = element.name.text.trimmingBackticks
-                    let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-                    keys[name] = raw ?? name
-                }
-            }
-            return keys
-        }
-        return nil
-    }
-
-    private static func isDecoderInit(_ initializer: InitializerDeclSyntax) -> Bool {
-        let parameters = initializer.signature.parameterClause.parameters
-        return parameters.count == 1 && parameters.first?.firstName.text == "from"
-    }
-
-    private static func isEncodeFunction(_ function: FunctionDeclSyntax) -> Bool {
-        let parameters = function.signature.parameterClause.parameters
-        guard function.name.text == "encode", parameters.count == 1, let parameter = parameters.first,
-            parameter.firstName.text == "to"
-        else { return false }
-        let type = parameter.type.trimmedDescription
-        return type.hasSuffix("Encoder")
-    }
-
-    /// Why a written type cannot be a column, nil when it can (or when only the compiler can tell).
-    private static func unstorable(_ type: TypeSyntax) -> String? {
-        if type.is(FunctionTypeSyntax.self) { return "a function" }
-        if let tuple = type.as(TupleTypeSyntax.self) {
-            return tuple.elements.count == 1 ? tuple.elements.first.flatMap { unstorable($0.type) } : "a tuple"
-        }
-        if type.is(MetatypeTypeSyntax.self) { return "a metatype" }
-        if let some = type.as(SomeOrAnyTypeSyntax.self) {
-            return some.someOrAnySpecifier.tokenKind == .keyword(.some) ? "an opaque type" : "an existential"
-        }
-        if let attributed = type.as(AttributedTypeSyntax.self) { return unstorable(attributed.baseType) }
-        if let optional = type.as(OptionalTypeSyntax.self) { return unstorable(optional.wrappedType) }
-        if let optional = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
-            return unstorable(optional.wrappedType)
-        }
-        if let identifier = type.as(IdentifierTypeSyntax.self), ["Any", "AnyObject"].contains(identifier.name.text) {
-            return "an existential"
-        }
-        return nil
-    }
-
-    /// The type as written, with an implicitly unwrapped optional spelled as the optional it is.
-    private static func optionalSpelling(_ type: TypeSyntax) -> String {
-        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
-            return unwrapped.wrappedType.trimmedDescription + "?"
-        }
-        return type.trimmedDescription
-    }
-}
-
-extension String {
-    fileprivate var trimmingBackticks: String {
-        hasPrefix("`") && hasSuffix("`") && count >= 2 ? String(dropFirst().dropLast()) : self
-    }
-}
-
-/// The compile errors of `@Table`, each saying what to do.
-enum TableDiagnostic: DiagnosticMessage {
-    case notAStruct(kind: String)
-    case missingTableName(typeName: String)
-    case tableNameNotLiteral
-    case emptyTableName
-    case tableNameTwice(typeName: String)
-    case customCoding(typeName: String, String)
-    case propertyWrapper(property: String)
-    case missingType(property: String)
-    case unstorableType(property: String, type: String, problem: String)
-    case noStoredProperties(typeName: String)
-    case noCodedProperties(typeName: String)
-    case unknownPrimaryKey(typeName: String, key: String, keys: String)
-
-    var message: String {
-        switch self {
-        case .notAStruct(let kind):
-            "@Table applies to a struct, and this is \(kind); declare the record as a struct, or conform the type to "
-                + "Model without @Table"
-        case .missingTableName(let typeName):
-            "@Table needs the name of \(typeName)'s table: write @Table(\"name\"), or declare static let tableName"
-        case .tableNameNotLiteral:
-            "the table name of @Table must be a string literal, such as @Table(\"note\")"
-        case .emptyTableName:
-            "the table name of @Table cannot be empty"
-        case .tableNameTwice(let typeName):
-            "\(typeName) declares tableName and @Table names the table too; keep one of them"
-        case .customCoding(let typeName, let member):
-            "\(typeName) declares its own \(member), which @Table's generated code would not follow; remove "
-                + "\(member), or conform \(typeName) to Model without @Table"
-        case .propertyWrapper(let property):
-            "'\(property)' has an attribute or property wrapper, which @Table does not read or write; remove it, or "
-                + "conform the type to Model without @Table"
-        case .missingType(let property):
-            "@Table needs the type of '\(property)' written out, as in 'var \(property): Int = 0'"
-        case .unstorableType(let property, let type, let problem):
-            "'\(property)' has type '\(type)', \(problem), which is neither storable nor Codable; give it a Codable "
-                + "type (nested values are stored as JSON), or make it a computed property"
-        case .noStoredProperties(let typeName):
-            "\(typeName) has no stored properties, so @Table has no columns to read or write; add stored "
-                + "properties, one per column"
-        case .noCodedProperties(let typeName):
-            "none of \(typeName)'s stored properties has a case in CodingKeys, so @Table has no columns to read or "
-                + "write; add the columns' cases to CodingKeys"
-        case .unknownPrimaryKey(let typeName, let key, let keys):
-            "\(typeName).primaryKey is \"\(key)\", which is not one of its coding keys (\(keys)); name the key of "
-                + "the primary key property"
-        }
-    }
-
-    var diagnosticID: MessageID {
-        let name: String =
-            switch self {
-            case .notAStruct: "notAStruct"
-            case .missingTableName: "missingTableName"
-            case .tableNameNotLiteral: "tableNameNotLiteral"
-            case .emptyTableName: "emptyTableName"
-            case .tableNameTwice: "tableNameTwice"
-            case .customCoding: "customCoding"
-            case .propertyWrapper: "propertyWrapper"
-            case .missingType: "missingType"
-            case .unstorableType: "unstorableType"
-            case .noStoredProperties: "noStoredProperties"
-            case .noCodedProperties: "noCodedProperties"
-            case .unknownPrimaryKey: "unknownPrimaryKey"
-            }
-        return MessageID(domain: "StrataRecord", id: name)
-    }
-
-    var severity: DiagnosticSeverity { .error }
 }
 
 @main

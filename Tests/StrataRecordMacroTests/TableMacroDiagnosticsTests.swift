@@ -40,6 +40,7 @@ struct TableMacroDiagnosticsTests {
             ("Any", "an existential"),
             ("Int.Type", "a metatype"),
             ("some Codable", "an opaque type"),
+            ("Codable & Sendable", "an existential"),
         ]
     )
     func unstorableType(type: String, problem: String) {
@@ -406,6 +407,223 @@ struct TableMacroDiagnosticsTests {
                     line: 4,
                     column: 19
                 ),
+            ]
+        )
+    }
+
+    @Test(
+        "@Table rejects a CodingKeys it cannot read",
+        arguments: [
+            ("typealias CodingKeys = NoteKeys", "a typealias"),
+            ("struct CodingKeys: CodingKey {}", "a struct"),
+        ]
+    )
+    func unreadableCodingKeys(declaration: String, kind: String) {
+        assertTableExpansion(
+            """
+            @Table("note")
+            struct Note: Codable {
+                var id: Int64?
+                \(declaration)
+            }
+            """,
+            expandedSource: """
+                struct Note: Codable {
+                    var id: Int64?
+                    \(declaration)
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "Note.CodingKeys is \(kind), whose keys @Table cannot read; declare 'enum CodingKeys: "
+                        + "String, CodingKey' with one case per coded property inside Note, or conform Note to Model "
+                        + "without @Table",
+                    line: 4,
+                    column: 5
+                )
+            ]
+        )
+    }
+
+    @Test("@Table rejects a case of CodingKeys that names no stored property")
+    func codingKeysCaseWithoutProperty() {
+        assertTableExpansion(
+            """
+            @Table("note")
+            struct Note: Codable {
+                var id: Int64?
+                var length: Int { 0 }
+                enum CodingKeys: String, CodingKey {
+                    case id, length
+                }
+            }
+            """,
+            expandedSource: """
+                struct Note: Codable {
+                    var id: Int64?
+                    var length: Int { 0 }
+                    enum CodingKeys: String, CodingKey {
+                        case id, length
+                    }
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "CodingKeys has case 'length', which names no stored property of Note; remove the case, "
+                        + "or rename it to the property it stands for",
+                    line: 6,
+                    column: 18
+                )
+            ]
+        )
+    }
+
+    @Test("@Table rejects a property left out of CodingKeys that decoding could not set")
+    func notDecodable() {
+        assertTableExpansion(
+            """
+            @Table("note")
+            struct Note: Codable {
+                var id: Int64?
+                var content: String
+                let tag: String?
+                var draft: String?
+                var cached: Int = 0
+                enum CodingKeys: CodingKey {
+                    case id
+                }
+            }
+            """,
+            expandedSource: """
+                struct Note: Codable {
+                    var id: Int64?
+                    var content: String
+                    let tag: String?
+                    var draft: String?
+                    var cached: Int = 0
+                    enum CodingKeys: CodingKey {
+                        case id
+                    }
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'content' has no case in CodingKeys and no initial value, so decoding Note could not "
+                        + "set it; give it an initial value, or add its case to CodingKeys",
+                    line: 4,
+                    column: 9
+                ),
+                DiagnosticSpec(
+                    message: "'tag' has no case in CodingKeys and no initial value, so decoding Note could not set "
+                        + "it; give it an initial value, or add its case to CodingKeys",
+                    line: 5,
+                    column: 9
+                ),
+            ]
+        )
+    }
+
+    @Test("@Table rejects a stored property declared through a tuple pattern")
+    func tuplePattern() {
+        assertTableExpansion(
+            """
+            @Table("point")
+            struct Point: Codable {
+                var id: Int64?
+                var (x, y) = (0, 0)
+            }
+            """,
+            expandedSource: """
+                struct Point: Codable {
+                    var id: Int64?
+                    var (x, y) = (0, 0)
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "@Table reads stored properties declared one name at a time; declare each name of "
+                        + "'(x, y)' as a property of its own",
+                    line: 4,
+                    column: 9
+                )
+            ]
+        )
+    }
+
+    @Test("@Table rejects custom coding and property wrappers inside #if too")
+    func insideConditionalCompilation() {
+        assertTableExpansion(
+            """
+            @Table("note")
+            struct Note: Codable {
+                var id: Int64?
+                #if DEBUG
+                init(from decoder: any Decoder) throws {
+                    id = nil
+                }
+                #endif
+                #if canImport(Foundation)
+                @Clamped
+                #endif
+                var count: Int
+            }
+            """,
+            expandedSource: """
+                struct Note: Codable {
+                    var id: Int64?
+                    #if DEBUG
+                    init(from decoder: any Decoder) throws {
+                        id = nil
+                    }
+                    #endif
+                    #if canImport(Foundation)
+                    @Clamped
+                    #endif
+                    var count: Int
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "Note declares its own init(from:), which @Table's generated code would not follow; "
+                        + "remove init(from:), or conform Note to Model without @Table",
+                    line: 5,
+                    column: 5
+                ),
+                DiagnosticSpec(
+                    message: "'count' has an attribute or property wrapper, which @Table does not read or write; "
+                        + "remove it, or conform the type to Model without @Table",
+                    line: 9,
+                    column: 5
+                ),
+            ]
+        )
+    }
+
+    @Test("@Table refuses more combinations of #if clauses than it generates code for")
+    func tooManyConfigurations() {
+        let blocks = (0..<6).map { "    #if FLAG\($0)\n    var value\($0): Int\n    #endif" }.joined(separator: "\n")
+        assertTableExpansion(
+            """
+            @Table("note")
+            struct Note: Codable {
+                var id: Int64?
+            \(blocks)
+            }
+            """,
+            expandedSource: """
+                struct Note: Codable {
+                    var id: Int64?
+                \(blocks)
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "the #if blocks around Note's stored properties and coding keys make 64 combinations, "
+                        + "more than @Table generates code for (32); put the properties of each configuration in one "
+                        + "#if ... #else block",
+                    line: 1,
+                    column: 1
+                )
             ]
         )
     }

@@ -8,15 +8,17 @@ public import Foundation
 /// requests use the generated code whenever a type has it, decided once per call, and the result is exactly what
 /// the type's `Codable` conformance gives: the same columns, values and errors.
 public protocol GeneratedRecord: Model {
-    /// The coding keys of the stored properties that are read or written, in declaration order: the position of a
-    /// key here is the number the generated code passes to ``RecordRow`` and ``RecordParameters``.
+    /// The coding keys of the stored properties that are read or written, in the order `Codable` codes them (the
+    /// cases of `CodingKeys`, or the declarations): the position of a key here is the number the generated code passes
+    /// to ``RecordRow`` and ``RecordParameters``.
     static var recordKeys: [String] { get }
 
-    /// Reads the current row: one `decode(_:_:)` of ``RecordRow`` per decoded property, in declaration order.
+    /// Reads the current row: one `decode(_:_:)` of ``RecordRow`` per decoded property, in the order of
+    /// ``recordKeys``.
     init(row: RecordRow) throws
 
-    /// Binds the statement's parameters: one `encode(_:_:)` of ``RecordParameters`` per encoded property, in
-    /// declaration order.
+    /// Binds the statement's parameters: one `encode(_:_:)` of ``RecordParameters`` per encoded property, in the
+    /// order of ``recordKeys``.
     func encode(to parameters: RecordParameters) throws
 }
 
