@@ -163,12 +163,14 @@ public final class Database {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 transactionGuard.preparedTransactionControl = false
+                transactionGuard.preparedCommit = false
                 let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
                 guard prepared == SQLITE_OK else {
                     // After a failure the tail points where parsing stopped, maybe inside the statement.
                     let sql = Self.statement(at: current)
                     let error = transactionGuard.explain(
                         DatabaseError.sqlite(prepared, connection: connection, sql: sql), sql: sql)
+                    self.connection.recordFailure(error)
                     self.connection.observer?.failed(error, statement: nil, sql: sql)
                     throw error
                 }
@@ -182,7 +184,11 @@ public final class Database {
                 }
                 guard stepped == SQLITE_DONE else {
                     let sql = sqlite3_sql(statement).map { String(cString: $0) }
-                    let error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                    var error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                    if transactionGuard.preparedCommit {
+                        error = error.atCommit(isStillInTransaction: sqlite3_get_autocommit(connection) == 0)
+                    }
+                    self.connection.recordFailure(error)
                     self.connection.observer?.failed(error, statement: statement, sql: sql)
                     throw error
                 }

@@ -48,6 +48,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         public static let recordNotFound = Code("record not found")
         /// An insert that SQLite ignored (`INSERT OR IGNORE`, `ON CONFLICT IGNORE`, `RAISE(IGNORE)`): no row was written.
         public static let recordNotInserted = Code("record not inserted")
+        /// The database reported an error while committing, after which the transaction may or may not be committed;
+        /// check before retrying.
+        ///
+        /// ``DatabaseError/resultCode`` keeps the error SQLite reported, such as `SQLITE_IOERR_FSYNC`.
+        public static let commitOutcomeUnknown = Code("commit outcome unknown")
     }
 
     /// The kind of failure.
