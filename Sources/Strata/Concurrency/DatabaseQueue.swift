@@ -50,13 +50,21 @@ public final class DatabaseQueue: Sendable {
         observability: DatabaseObservability = DatabaseObservability(),
         configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
-        let database = try Database(path: path)
-        try database.setSynchronous(synchronous)
-        database.observability = observability
-        try database.configure(with: configure)
+        let open: @Sendable () throws -> sending Database = {
+            let database = try Database(path: path)
+            try database.setSynchronous(synchronous)
+            database.observability = observability
+            try database.configure(with: configure)
+            return database
+        }
+        let database = try open()
         self.path = database.path
+        // A connection an I/O error may have broken is replaced by one opened the same way (see `SerialConnection`),
+        // except an in-memory database's: its data lives in that one connection.
+        let inMemory = DatabasePool.isInMemory(path)
         self.connection = ConnectionPool(
-            [SerialConnection(database, label: "strata.queue")], kind: "queue", observability: observability)
+            [SerialConnection(database, label: "strata.queue", reopen: inMemory ? nil : open)], kind: "queue",
+            observability: observability)
         self.observability = observability
     }
 
