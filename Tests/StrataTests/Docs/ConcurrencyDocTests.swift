@@ -66,10 +66,27 @@ private func makeAppDatabase() throws {
     await pool.close()
 }
 
+@Test("Concurrency.md: a commit whose outcome is unknown") func concurrencyCommitOutcomeUnknown() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    let pool = try DatabasePool(path: "app.sqlite", readers: 1)
+    try await pool.write { db in try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)") }
+    // snippet: docs/Concurrency.md 3
+    do {
+        try await pool.write { db in try db.execute(query: "INSERT INTO item (name) VALUES ('a')") }
+    } catch let error as DatabaseError where error.code == .commitOutcomeUnknown {
+        // Read back what the write would have written before trying again.
+    }
+    // end snippet
+    // Without a failing disk the write commits: the I/O fault tests (Tests/StrataFaultTests) cover the catch.
+    #expect(try await pool.read { db in try db.fetchOne(Int.self, query: "SELECT count(*) FROM item") } == 1)
+    await pool.close()
+}
+
 @Test("Concurrency.md: opening") func concurrencyOpening() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 3
+    // snippet: docs/Concurrency.md 4
     let pool = try DatabasePool(path: "app.sqlite", readers: 8) { db in
         db.busyTimeout = 10
         db.dateStrategy = .integer
@@ -85,7 +102,7 @@ private func makeAppDatabase() throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
     let pool = try DatabasePool(path: "app.sqlite", readers: 1)
-    // snippet: docs/Concurrency.md 4
+    // snippet: docs/Concurrency.md 5
     var migrator = Migrator()
     try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
     try await pool.writeWithoutTransaction { [migrator] db in try migrator.migrate(db) }
@@ -98,7 +115,7 @@ private func makeAppDatabase() throws {
 @Test("Concurrency.md: queues") func concurrencyQueues() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 5
+    // snippet: docs/Concurrency.md 6
     let memory = try DatabaseQueue()                      // in-memory
     let file = try DatabaseQueue(path: "app.sqlite")      // a file, WAL mode
     // end snippet
@@ -112,7 +129,7 @@ private func makeAppDatabase() throws {
 @Test("Concurrency.md: a server") func concurrencyServer() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 6
+    // snippet: docs/Concurrency.md 7
     struct Note: Model, Sendable {
         static let tableName = "note"
         static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
@@ -178,7 +195,7 @@ private func makeAppDatabase() throws {
     try await pool.write { db in
         try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     }
-    // snippet: docs/Concurrency.md 7
+    // snippet: docs/Concurrency.md 8
     let items = (1...10_000).map { Item(id: nil, name: "item \($0)") }
     var index = 0
     try await pool.pausableWrite { db, stop, isNewTransaction in
@@ -206,7 +223,7 @@ private func makeAppDatabase() throws {
     let setup = try Database(path: "import.sqlite")
     try setup.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     setup.close()
-    // snippet: docs/Concurrency.md 8
+    // snippet: docs/Concurrency.md 9
     let db = try Database(path: "import.sqlite")
     var row = 0
     try db.pausableTransaction(maxDuration: .milliseconds(200)) { db, stop, _ in
