@@ -85,8 +85,9 @@ final class BackupOperation {
         case SQLITE_OK:
             break
         default:
-            // A failed step leaves no message on either connection (finish would copy it to the destination's).
-            let error = failure(result, connection: nil)
+            // A failed step leaves no message on either connection (finish would copy it to the destination's); the
+            // operating system's error is on the files of one or the other.
+            let error = failure(result, connection: nil, filesOf: destinationHandle)
             // An I/O error reading the source can break its connection: a pool replaces it before its next use.
             source.connection.recordFailure(error)
             throw error
@@ -179,8 +180,10 @@ final class BackupOperation {
     }
 
     /// The error SQLite reported, with the message on `connection` or, without one, SQLite's text for `result`.
-    private func failure(_ result: Int32, connection: OpaquePointer?, doing action: String? = nil) -> DatabaseError {
-        let error = DatabaseError.sqlite(result, connection: connection)
+    private func failure(
+        _ result: Int32, connection: OpaquePointer?, filesOf: OpaquePointer? = nil, doing action: String? = nil
+    ) -> DatabaseError {
+        let error = DatabaseError.sqlite(result, connection: connection, filesOf: filesOf)
         return error.withMessage("\(action ?? "backup to \(destination.path) failed"): \(error.message)")
     }
 }

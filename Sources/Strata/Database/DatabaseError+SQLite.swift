@@ -14,7 +14,12 @@ extension DatabaseError {
     ///
     /// For an I/O error, the message ends with the operating system's error, as `sqlite3_system_errno` gives it:
     /// `disk I/O error: errno 5 (Input/output error)`.
-    static func sqlite(_ resultCode: Int32, connection: OpaquePointer?, sql: String? = nil) -> DatabaseError {
+    ///
+    /// - Parameter filesOf: The connection whose files to ask for the operating system's error when `connection` is
+    ///   nil (a failed backup step leaves its message on neither connection).
+    static func sqlite(
+        _ resultCode: Int32, connection: OpaquePointer?, sql: String? = nil, filesOf: OpaquePointer? = nil
+    ) -> DatabaseError {
         // Read first: the failing call left it, and nothing below may change it before it is used.
         let threadErrno = errno
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? resultCode
@@ -28,8 +33,8 @@ extension DatabaseError {
         } else {
             message = "unknown error"
         }
-        if let connection,
-            let systemError = systemError(of: code, message: message, on: connection, threadErrno: threadErrno)
+        if let files = connection ?? filesOf,
+            let systemError = systemError(of: code, message: message, on: files, threadErrno: threadErrno)
         {
             message += systemError
         }
