@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The connections a pool or queue keeps to one file (a pool's writer, readers and checkpointing connection), which
 /// one I/O error can break together, and which are renewed together.
@@ -19,6 +20,8 @@ final class ConnectionFamily: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var generation = 0
+    /// `generation`, for the check before each piece of work, which takes no lock.
+    private let latest = Atomic<Int>(0)
     /// Per member, the generation of its open connection; nil while it has none.
     private var openGenerations: [Int?] = []
     private var members: [WeakConnection] = []
@@ -27,18 +30,24 @@ final class ConnectionFamily: @unchecked Sendable {
         weak var connection: SerialConnection?
     }
 
-    /// Adds a member whose connection is open; returns its index. ``attach(_:at:)`` names it once it exists.
-    func join() -> Int {
+    /// Adds a member whose connection is open; returns its index and the generation of its connection.
+    /// ``attach(_:at:)`` names it once it exists.
+    func join() -> (index: Int, generation: Int) {
         condition.withLock {
             members.append(WeakConnection(connection: nil))
             openGenerations.append(generation)
-            return members.count - 1
+            return (members.count - 1, generation)
         }
     }
 
     /// Names member `index`, so that a new generation can close its connection.
     func attach(_ connection: SerialConnection, at index: Int) {
         condition.withLock { members[index] = WeakConnection(connection: connection) }
+    }
+
+    /// The current generation, read without the lock: a member whose connection opened in it has nothing to do.
+    var latestGeneration: Int {
+        latest.load(ordering: .acquiring)
     }
 
     /// Whether member `index` has a connection of the current generation.
@@ -57,6 +66,7 @@ final class ConnectionFamily: @unchecked Sendable {
         condition.withLock {
             guard openGenerations[index] == generation else { return [] }
             generation += 1
+            latest.store(generation, ordering: .releasing)
             return members.indices.filter { $0 != index }.compactMap { members[$0].connection }
         }
     }
@@ -81,11 +91,12 @@ final class ConnectionFamily: @unchecked Sendable {
         }
     }
 
-    /// Notes that member `index` has opened a connection of the current generation.
-    func opened(_ index: Int) {
+    /// Notes that member `index` has opened a connection of the current generation; returns that generation.
+    func opened(_ index: Int) -> Int {
         condition.withLock {
             openGenerations[index] = generation
             condition.broadcast()
+            return generation
         }
     }
 }

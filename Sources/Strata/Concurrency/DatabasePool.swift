@@ -62,7 +62,8 @@ public final class DatabasePool: Sendable {
     ///     and `write` as a span with the pool's metrics (see ``DatabaseObservability``). Nothing by default.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
-    ///     (use ``writeWithoutTransaction(_:)``).
+    ///     (use ``writeWithoutTransaction(_:)``). It runs again on the connections the pool opens to replace those
+    ///     an I/O error broke, so set there what every connection needs.
     /// - Throws: `DatabaseError.Code.invalidArgument` for an in-memory path or fewer than one reader; a
     ///   `DatabaseError` when the file cannot be opened or kept in WAL mode; the error `configure` throws.
     public init(

@@ -43,7 +43,8 @@ public final class DatabaseQueue: Sendable {
     ///     crash of the process, and commits faster (see ``SynchronousMode``). `configure` can still change it.
     ///   - observability: What the queue reports: its statements (logs, spans, metrics), and each `read` and `write`
     ///     as a span with the queue's metrics (see ``DatabaseObservability``). Nothing by default.
-    ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there.
+    ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there. It
+    ///     runs again on a connection the queue opens to replace one an I/O error broke.
     /// - Throws: A `DatabaseError` when the file cannot be opened; the error `configure` throws.
     public init(
         path: String, synchronous: SynchronousMode = .full,

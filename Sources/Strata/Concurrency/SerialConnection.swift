@@ -25,6 +25,8 @@ final class SerialConnection: Sendable {
     /// The connections renewed with this one, and this one's place among them.
     private let family: ConnectionFamily?
     private let memberIndex: Int
+    /// The family's generation the connection was opened in (see ``ConnectionFamily``); written on its queue only.
+    private let openedGeneration: Atomic<Int>
 
     /// - Parameters:
     ///   - reopen: Opens a connection to replace a broken one; nil for one that cannot be replaced.
@@ -39,7 +41,9 @@ final class SerialConnection: Sendable {
         self.reopen = reopen
         let family = reopen == nil ? nil : (family ?? ConnectionFamily())
         self.family = family
-        self.memberIndex = family?.join() ?? 0
+        let membership = family?.join() ?? (index: 0, generation: 0)
+        self.memberIndex = membership.index
+        self.openedGeneration = Atomic(membership.generation)
         family?.attach(self, at: memberIndex)
     }
 
@@ -110,6 +114,8 @@ final class SerialConnection: Sendable {
     private func renewIfNeeded(_ database: inout sending Database) -> DatabaseError? {
         guard let family, let reopen else { return nil }
         let brokenBy = database.connection.brokenBy
+        // The usual case, without a lock: a sound connection of the current generation.
+        if brokenBy == nil, openedGeneration.load(ordering: .relaxed) == family.latestGeneration { return nil }
         if brokenBy != nil, family.isCurrent(memberIndex) {
             for member in family.renew(from: memberIndex) {
                 member.closeIfOutdated()
@@ -124,7 +130,7 @@ final class SerialConnection: Sendable {
             let fresh = try reopen()
             fresh.isOwnedByPool = true
             database = fresh
-            family.opened(memberIndex)
+            openedGeneration.store(family.opened(memberIndex), ordering: .relaxed)
             return nil
         } catch {
             // `database` stays closed, so the next work tries again.
