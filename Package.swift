@@ -118,6 +118,13 @@ let package = Package(
             path: "Tests/DurabilityChild",
             swiftSettings: swiftSettings
         ),
+        // The child process of the I/O fault tests, run with Tests/FaultInjection/fault.c preloaded.
+        .executableTarget(
+            name: "strata-fault-child",
+            dependencies: ["Strata"],
+            path: "Tests/FaultChild",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StrataTests",
             dependencies: [
@@ -163,6 +170,13 @@ let package = Package(
         .testTarget(
             name: "StrataCLITests",
             dependencies: ["strata", "Strata"],
+            swiftSettings: swiftSettings
+        ),
+        // I/O faults injected into real processes (the `strata` tool and `strata-fault-child`) by a preloaded shim
+        // that the tests compile from Tests/FaultInjection/fault.c.
+        .testTarget(
+            name: "StrataFaultTests",
+            dependencies: ["strata", "strata-fault-child", "Strata"],
             swiftSettings: swiftSettings
         ),
     ],

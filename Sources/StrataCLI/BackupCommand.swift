@@ -10,7 +10,8 @@ struct BackupCommand: ParsableCommand {
         discussion: """
             The copy is the database as it was committed when the backup began; in WAL mode, writers keep \
             committing meanwhile. It is written beside the destination and renamed into place only once complete, \
-            so a failed backup leaves nothing behind. An existing destination is refused unless --overwrite is given.
+            so a failed backup leaves nothing behind; if the disk fails to remove the temporary file, the error names it. An \
+            existing destination is refused unless --overwrite is given.
             """
     )
 
@@ -35,6 +36,12 @@ struct BackupCommand: ParsableCommand {
             defer { db.close() }
             let result = try db.backup(to: to, overwrite: overwrite)
             Terminal.write("backed up \(databaseOptions.database) to \(to): \(result.totalPages) pages")
+            // The copy is good, but the disk failed to remove a file: say which, and exit non-zero.
+            guard result.leftovers.isEmpty else {
+                throw CommandError(
+                    "the backup at \(to) is complete, but its temporary file could not be removed; remove it by hand: "
+                        + result.leftovers.joined(separator: ", "))
+            }
         }
     }
 }

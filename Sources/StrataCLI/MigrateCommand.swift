@@ -92,7 +92,16 @@ struct MigrateCommand: AsyncParsableCommand {
         var appliedAny = false
         // One version at a time, so that what was applied is printed before a later failure.
         for migration in migrator.migrations where migration.version > start && migration.version <= target {
-            if try await !migrate(migration.version).isEmpty {
+            let applied: [Int]
+            do {
+                applied = try await migrate(migration.version)
+            } catch let error as DatabaseError where error.code == .commitOutcomeUnknown {
+                // The commit failed after it may have reached the disk: the database may be at this version or not.
+                throw CommandError(
+                    "\(error); run `strata status` to see whether migration \(migration.version) was applied "
+                        + "before migrating again")
+            }
+            if !applied.isEmpty {
                 Terminal.write("applied \(migration.identifier)")
                 appliedAny = true
             }

@@ -45,8 +45,19 @@ struct NewCommand: ParsableCommand {
                 """
             do {
                 try Data(header.utf8).write(to: file, options: .withoutOverwriting)
+            } catch let error as CocoaError where error.code == .fileWriteFileExists {
+                throw CommandError("could not create \(file.path): it exists")
             } catch {
-                throw CommandError("could not create \(file.path): \(error.localizedDescription)")
+                // A write that failed half-way (a full disk) leaves a file `migrate` would run: remove it, or say so.
+                var message = "could not create \(file.path): \(error.localizedDescription)"
+                if FileManager.default.fileExists(atPath: file.path) {
+                    do {
+                        try FileManager.default.removeItem(at: file)
+                    } catch {
+                        message += "; the incomplete file is left behind, remove it by hand"
+                    }
+                }
+                throw CommandError(message)
             }
             Terminal.write("created \(migrationsOptions.migrations)/\(fileName)")
         }

@@ -213,7 +213,12 @@ extension Database {
         guard statement.writesRows else {
             return try runLeased(statement) { statement in
                 guard try statement.next() != nil else { return nil }
-                return try decode(statement)
+                let first = try decode(statement)
+                // `PRAGMA journal_mode = wal` returns its row before it commits: run it to the end, as below.
+                if statement.changesDatabaseOtherwise {
+                    while try statement.advance() {}
+                }
+                return first
             }
         }
         return try atomically(immediate: false) {

@@ -47,17 +47,26 @@ final class Checkpointer: Sendable {
     private let backfilled = Atomic<Int32>(0)
     private let isClosed = Atomic<Bool>(false)
 
-    /// Takes over the checkpoints of `writer`, on a new connection to the same file. Returns nil when the writer's
-    /// `wal_autocheckpoint` is 0 (checkpoints were turned off: nothing to take over).
-    static func takingOver(from writer: Database) throws -> Checkpointer? {
+    /// Takes over the checkpoints of `writer`, on a new connection to the same file, renewed with the pool's other
+    /// connections (`family`) after an I/O error. Returns nil when the writer's `wal_autocheckpoint` is 0 (checkpoints
+    /// were turned off: nothing to take over).
+    static func takingOver(
+        from writer: Database, family: ConnectionFamily = ConnectionFamily()
+    ) throws -> Checkpointer? {
         let threshold = try writer.fetchOne(Int.self, query: "PRAGMA wal_autocheckpoint") ?? 0
         guard threshold > 0 else { return nil }
-        let database = try Database(path: writer.path, busyTimeout: writer.busyTimeout)
+        let path = writer.path
+        let busyTimeout = writer.busyTimeout
         // A checkpoint syncs the database file as the writer's mode says.
         let synchronous = try writer.synchronous
-        try database.setSynchronous(synchronous)
+        let open: @Sendable () throws -> sending Database = {
+            let database = try Database(path: path, busyTimeout: busyTimeout)
+            try database.setSynchronous(synchronous)
+            return database
+        }
         let checkpointer = Checkpointer(
-            connection: SerialConnection(database, label: "strata.pool.checkpointer"),
+            connection: SerialConnection(
+                try open(), label: "strata.pool.checkpointer", reopen: open, family: family),
             pageThreshold: Int32(clamping: threshold),
             writerFinishes: synchronous == .full || synchronous == .extra)
         try writer.connection.observeWAL(with: checkpointer)
@@ -81,7 +90,7 @@ final class Checkpointer: Sendable {
         case .finishing:
             if pages - backfilled.load(ordering: .relaxed) <= finishingLimit {
                 phase.store(.idle, ordering: .relaxed)
-                checkpointPassively(writer)
+                checkpointPassively(writer, of: nil)
             } else {
                 queuePass()
             }
@@ -94,7 +103,7 @@ final class Checkpointer: Sendable {
     private func queuePass() {
         phase.store(.copying, ordering: .relaxed)
         connection.submit { db in
-            let copied = db.handle.map(checkpointPassively) ?? 0
+            let copied = db.handle.map { checkpointPassively($0, of: db.connection) } ?? 0
             self.backfilled.store(copied, ordering: .relaxed)
             self.phase.store(self.writerFinishes ? .finishing : .idle, ordering: .releasing)
         }
@@ -136,12 +145,17 @@ extension Connection {
 
 /// Runs a passive checkpoint on the connection `handle`: copies what it can of the WAL into the database file without
 /// waiting for any lock, and returns how many of the WAL's pages are in the database file now. A failure (busy,
-/// closed) leaves the WAL as it is, for the next checkpoint, and returns 0.
+/// closed, an I/O error) leaves the WAL as it is, for the next checkpoint, and returns 0; one that can break the
+/// connection marks `connection` for replacement before the next pass.
 ///
 /// See https://www.sqlite.org/c3ref/wal_checkpoint_v2.html
 @discardableResult
-private func checkpointPassively(_ handle: OpaquePointer) -> Int32 {
+private func checkpointPassively(_ handle: OpaquePointer, of connection: Connection?) -> Int32 {
     var copied: Int32 = 0
     let result = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, &copied)
+    if result != SQLITE_OK, let connection, connection.brokenBy == nil {
+        let code = ResultCode(rawValue: sqlite3_extended_errcode(handle))
+        if code.mayBreakConnection { connection.brokenBy = code }
+    }
     return result == SQLITE_OK ? copied : 0
 }

@@ -25,11 +25,13 @@ extension ConnectionPool {
                 try await progress?(current)
             } while !operation.isDone
             try await connection.perform { db in try operation.finish(source: db) }
+            current.leftovers = operation.leftovers
             return current
         } catch {
-            // Abandoning throws nothing; `perform` throws only for a connection that stopped, which a lent one never does.
+            // Abandoning throws nothing; `perform` throws only for a connection that stopped, which a lent one never
+            // does, or that could not be replaced after an I/O error: then the operation's deinit removes the file.
             try? await connection.perform { db in operation.abandon(source: db) }
-            throw error
+            throw operation.reportingLeftovers(in: error)
         }
     }
 }

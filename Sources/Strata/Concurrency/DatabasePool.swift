@@ -62,7 +62,8 @@ public final class DatabasePool: Sendable {
     ///     and `write` as a span with the pool's metrics (see ``DatabaseObservability``). Nothing by default.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
-    ///     (use ``writeWithoutTransaction(_:)``).
+    ///     (use ``writeWithoutTransaction(_:)``). It runs again on the connections the pool opens to replace those
+    ///     an I/O error broke, so set there what every connection needs.
     /// - Throws: `DatabaseError.Code.invalidArgument` for an in-memory path or fewer than one reader; a
     ///   `DatabaseError` when the file cannot be opened or kept in WAL mode; the error `configure` throws.
     public init(
@@ -83,32 +84,34 @@ public final class DatabasePool: Sendable {
                 code: .invalidArgument, message: "a DatabasePool needs at least one reader, not \(readers)")
         }
         // The writer opens first: it creates the file and switches it to WAL, which read-only readers cannot do.
-        let writerDatabase = try Database(path: path)
-        let journalMode = try writerDatabase.journalMode
-        guard journalMode == .wal else {
-            throw DatabaseError(
-                code: .invalidArgument,
-                message: "a DatabasePool needs WAL mode, and the database at \(path) stays in \(journalMode) mode")
+        let writerDatabase = try Self.openWriter(
+            path: path, synchronous: synchronous, observability: observability, configure: configure)
+        // The connections an I/O error may have broken are renewed together, each opened as it was first (see
+        // `SerialConnection` and `ConnectionFamily`).
+        let family = ConnectionFamily()
+        let checkpointer = try Checkpointer.takingOver(from: writerDatabase, family: family)
+        let reopenWriter: @Sendable () throws -> sending Database = {
+            let database = try Self.openWriter(
+                path: path, synchronous: synchronous, observability: observability, configure: configure)
+            if let checkpointer {
+                try database.connection.observeWAL(with: checkpointer)
+            }
+            return database
         }
-        // A first read in WAL mode opens the WAL, so that the writer, closing last, checkpoints and removes it even
-        // when the pool never wrote.
-        try writerDatabase.execute(query: "SELECT count(*) FROM sqlite_schema")
-        try writerDatabase.setSynchronous(synchronous)
-        writerDatabase.observability = observability
-        try writerDatabase.configure(with: configure)
-        let checkpointer = try Checkpointer.takingOver(from: writerDatabase)
+        let reopenReader: @Sendable () throws -> sending Database = {
+            try Self.openReader(path: path, observability: observability, configure: configure)
+        }
         var readerConnections: [SerialConnection] = []
         for index in 0..<readers {
-            let readerDatabase = try Database(path: path, readOnly: true)
-            readerDatabase.observability = observability
-            try readerDatabase.configure(with: configure)
-            readerConnections.append(SerialConnection(readerDatabase, label: "strata.pool.reader.\(index)"))
+            readerConnections.append(
+                SerialConnection(
+                    try reopenReader(), label: "strata.pool.reader.\(index)", reopen: reopenReader, family: family))
         }
         self.path = path
         self.readerCount = readers
         self.writer = ConnectionPool(
-            [SerialConnection(writerDatabase, label: "strata.pool.writer")], kind: "writer",
-            observability: observability)
+            [SerialConnection(writerDatabase, label: "strata.pool.writer", reopen: reopenWriter, family: family)],
+            kind: "writer", observability: observability)
         self.readers = ConnectionPool(readerConnections, kind: "reader", observability: observability)
         self.observability = observability
         self.checkpointer = checkpointer
@@ -248,6 +251,37 @@ public final class DatabasePool: Sendable {
     /// though work asked for before may still be finishing.
     public var isClosed: Bool {
         writer.isClosed
+    }
+
+    /// Opens the writer connection: in WAL mode, with `synchronous`, the observability and `configure` applied.
+    private static func openWriter(
+        path: String, synchronous: SynchronousMode, observability: DatabaseObservability,
+        configure: (@Sendable (Database) throws -> Void)?
+    ) throws -> sending Database {
+        let database = try Database(path: path)
+        let journalMode = try database.journalMode
+        guard journalMode == .wal else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "a DatabasePool needs WAL mode, and the database at \(path) stays in \(journalMode) mode")
+        }
+        // A first read in WAL mode opens the WAL, so that the writer, closing last, checkpoints and removes it even
+        // when the pool never wrote.
+        try database.execute(query: "SELECT count(*) FROM sqlite_schema")
+        try database.setSynchronous(synchronous)
+        database.observability = observability
+        try database.configure(with: configure)
+        return database
+    }
+
+    /// Opens a read-only reader connection, with the observability and `configure` applied.
+    private static func openReader(
+        path: String, observability: DatabaseObservability, configure: (@Sendable (Database) throws -> Void)?
+    ) throws -> sending Database {
+        let database = try Database(path: path, readOnly: true)
+        database.observability = observability
+        try database.configure(with: configure)
+        return database
     }
 
     static func isInMemory(_ path: String) -> Bool {

@@ -43,20 +43,29 @@ public final class DatabaseQueue: Sendable {
     ///     crash of the process, and commits faster (see ``SynchronousMode``). `configure` can still change it.
     ///   - observability: What the queue reports: its statements (logs, spans, metrics), and each `read` and `write`
     ///     as a span with the queue's metrics (see ``DatabaseObservability``). Nothing by default.
-    ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there.
+    ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there. It
+    ///     runs again on a connection the queue opens to replace one an I/O error broke.
     /// - Throws: A `DatabaseError` when the file cannot be opened; the error `configure` throws.
     public init(
         path: String, synchronous: SynchronousMode = .full,
         observability: DatabaseObservability = DatabaseObservability(),
         configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
-        let database = try Database(path: path)
-        try database.setSynchronous(synchronous)
-        database.observability = observability
-        try database.configure(with: configure)
+        let open: @Sendable () throws -> sending Database = {
+            let database = try Database(path: path)
+            try database.setSynchronous(synchronous)
+            database.observability = observability
+            try database.configure(with: configure)
+            return database
+        }
+        let database = try open()
         self.path = database.path
+        // A connection an I/O error may have broken is replaced by one opened the same way (see `SerialConnection`),
+        // except an in-memory database's: its data lives in that one connection.
+        let inMemory = DatabasePool.isInMemory(path)
         self.connection = ConnectionPool(
-            [SerialConnection(database, label: "strata.queue")], kind: "queue", observability: observability)
+            [SerialConnection(database, label: "strata.queue", reopen: inMemory ? nil : open)], kind: "queue",
+            observability: observability)
         self.observability = observability
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// One SQLite connection and the serial dispatch queue its calls run on.
@@ -9,14 +10,41 @@ import Synchronization
 ///
 /// Callers hold a lease from ``ConnectionPool``, so only one body at a time is ever submitted. The database sits in a
 /// mutex all the same: the compiler checks that it is only reached under the lock, and the lock is never contended.
+///
+/// **A connection that SQLite reported an I/O or locking protocol error on is renewed before its next use**, with all
+/// the connections of its ``ConnectionFamily`` (a failed unlock breaks every connection of the process to the file,
+/// until all have closed): the old connection is closed, and once the family's other old connections are closed too,
+/// `reopen` opens and configures a new one. When that fails (the disk still fails), the work gets the error and the
+/// next work tries again. So a pool works again as soon as the disk does.
 final class SerialConnection: Sendable {
     private let database: Mutex<Database>
     private let queue: DispatchQueue
+    /// Opens and configures a connection like the first one; nil when a new connection could not take the old one's
+    /// place (an in-memory database, whose data lives in its one connection).
+    private let reopen: (@Sendable () throws -> sending Database)?
+    /// The connections renewed with this one, and this one's place among them.
+    private let family: ConnectionFamily?
+    private let memberIndex: Int
+    /// The family's generation the connection was opened in (see ``ConnectionFamily``); written on its queue only.
+    private let openedGeneration: Atomic<Int>
 
-    init(_ database: consuming sending Database, label: String) {
+    /// - Parameters:
+    ///   - reopen: Opens a connection to replace a broken one; nil for one that cannot be replaced.
+    ///   - family: The connections to the same file renewed with this one; a family of its own when nil.
+    init(
+        _ database: consuming sending Database, label: String,
+        reopen: (@Sendable () throws -> sending Database)? = nil, family: ConnectionFamily? = nil
+    ) {
         database.isOwnedByPool = true
         self.database = Mutex(database)
         self.queue = DispatchQueue(label: label)
+        self.reopen = reopen
+        let family = reopen == nil ? nil : (family ?? ConnectionFamily())
+        self.family = family
+        let membership = family?.join() ?? (index: 0, generation: 0)
+        self.memberIndex = membership.index
+        self.openedGeneration = Atomic(membership.generation)
+        family?.attach(self, at: memberIndex)
     }
 
     /// Runs `body` with the connection on the connection's queue and returns what it returns.
@@ -44,7 +72,13 @@ final class SerialConnection: Sendable {
         queue.async {
             var job: (any PoolJob)? = first
             while let current = job {
-                self.database.withLock { database in current.run(on: database) }
+                self.database.withLock { database in
+                    if let failure = self.renewIfNeeded(&database) {
+                        current.abandon(throwing: failure)
+                    } else {
+                        current.run(on: database)
+                    }
+                }
                 job = next()
                 current.resumeCaller()
             }
@@ -54,7 +88,56 @@ final class SerialConnection: Sendable {
     /// Runs `body` with the connection on the connection's queue, later, without waiting for it.
     func submit(_ body: @escaping @Sendable (Database) -> Void) {
         queue.async {
-            self.database.withLock { database in body(database) }
+            self.database.withLock { database in
+                if self.renewIfNeeded(&database) == nil {
+                    body(database)
+                }
+            }
+        }
+    }
+
+    /// Closes the connection, on its queue after the work queued before, when a newer generation of its family has
+    /// begun (see ``ConnectionFamily``).
+    private func closeIfOutdated() {
+        queue.async {
+            self.database.withLock { database in
+                guard let family = self.family, family.isOutdated(self.memberIndex) else { return }
+                database.closeConnection()
+                family.closed(self.memberIndex)
+            }
+        }
+    }
+
+    /// Renews `database` when an error broke it, or when its family renews (see the type's comment).
+    ///
+    /// - Returns: nil when `database` can be used; the error of the new connection when it could not be opened.
+    private func renewIfNeeded(_ database: inout sending Database) -> DatabaseError? {
+        guard let family, let reopen else { return nil }
+        let brokenBy = database.connection.brokenBy
+        // The usual case, without a lock: a sound connection of the current generation.
+        if brokenBy == nil, openedGeneration.load(ordering: .relaxed) == family.latestGeneration { return nil }
+        if brokenBy != nil, family.isCurrent(memberIndex) {
+            for member in family.renew(from: memberIndex) {
+                member.closeIfOutdated()
+            }
+        }
+        guard !family.isCurrent(memberIndex) else { return nil }
+        // Closed first: a lock it believes it holds would stall the new connection's first read.
+        database.closeConnection()
+        family.closed(memberIndex)
+        family.waitForOlderConnectionsToClose(except: memberIndex)
+        do {
+            let fresh = try reopen()
+            fresh.isOwnedByPool = true
+            database = fresh
+            openedGeneration.store(family.opened(memberIndex), ordering: .relaxed)
+            return nil
+        } catch {
+            // `database` stays closed, so the next work tries again.
+            let cause = (error as? DatabaseError) ?? DatabaseError(code: .connectionClosed, message: "\(error)")
+            let reason = brokenBy.map { "after \($0.name)" } ?? "with the pool's other connections after an I/O error"
+            return cause.withMessage(
+                "the connection was closed \(reason), and a new one could not be opened: \(cause.message)")
         }
     }
 
@@ -64,6 +147,7 @@ final class SerialConnection: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.database.withLock { database in database.closeConnection() }
+                self.family?.closed(self.memberIndex)
                 continuation.resume()
             }
         }

@@ -75,10 +75,19 @@ struct BackupDestination {
 
     /// Moves the complete copy to ``target`` and syncs the folder, so that the new name survives a power loss.
     ///
+    /// - Returns: What could not be removed once the copy is at ``target`` (see ``removeTemporaryFile()``): the
+    ///   temporary file stays when, after the hard link that published it, removing it fails.
     /// - Throws: ``DatabaseError/Code/invalidArgument`` when the file cannot be moved, or, without ``overwrite``,
-    ///   when a file appeared at the target meanwhile. The temporary file is removed then.
-    func publish() throws {
-        defer { removeTemporaryFile() }
+    ///   when a file appeared at the target meanwhile. The caller removes the temporary file then (the backup is
+    ///   abandoned).
+    func publish() throws -> [String] {
+        try move()
+        syncFolder()
+        return removeTemporaryFile()
+    }
+
+    /// Renames or links the temporary file to ``target``.
+    private func move() throws {
         if overwrite {
             guard rename(temporaryPath, target) == 0 else { throw moveFailure(errno) }
         } else if link(temporaryPath, target) != 0 {
@@ -90,13 +99,19 @@ struct BackupDestination {
             }
             guard rename(temporaryPath, target) == 0 else { throw moveFailure(errno) }
         }
-        syncFolder()
     }
 
     /// Removes the temporary file and the rollback journal SQLite may have left beside it.
-    func removeTemporaryFile() {
-        unlink(temporaryPath)
-        unlink(temporaryPath + "-journal")
+    ///
+    /// - Returns: Each file that is still there, with the operating system's error: `PATH (errno 5 (Input/output
+    ///   error))`. Empty when nothing is left (a file already gone is not a failure).
+    @discardableResult
+    func removeTemporaryFile() -> [String] {
+        [temporaryPath, temporaryPath + "-journal"].compactMap { file in
+            guard unlink(file) != 0 else { return nil }
+            let number = errno
+            return number == ENOENT ? nil : "\(file) (\(describeSystemError(number)))"
+        }
     }
 
     private func syncFolder() {
@@ -109,7 +124,7 @@ struct BackupDestination {
     }
 
     private func moveFailure(_ code: Int32) -> DatabaseError {
-        Self.refusal("could not move the finished backup to \(path): \(String(cString: strerror(code)))")
+        Self.refusal("could not move the finished backup to \(path): \(describeSystemError(code))")
     }
 
     private static func refusal(_ message: String) -> DatabaseError {
@@ -146,5 +161,16 @@ struct BackupDestination {
         var secondInfo = stat()
         guard stat(first, &firstInfo) == 0, stat(second, &secondInfo) == 0 else { return false }
         return firstInfo.st_dev == secondInfo.st_dev && firstInfo.st_ino == secondInfo.st_ino
+    }
+}
+
+extension DatabaseError {
+    /// This error of a failed backup, naming the files it left behind (see
+    /// ``BackupDestination/removeTemporaryFile()``), so that the caller knows to remove them.
+    func reportingLeftovers(_ leftovers: [String]) -> DatabaseError {
+        guard !leftovers.isEmpty else { return self }
+        return withMessage(
+            message + "; the backup's temporary file could not be removed, remove it by hand: "
+                + leftovers.joined(separator: ", "))
     }
 }

@@ -21,6 +21,9 @@ final class BackupOperation {
     private var backup: OpaquePointer?
     /// Whether the last step copied the last page.
     private(set) var isDone = false
+    /// The files the backup could not remove (see `BackupDestination.removeTemporaryFile()`), each with the operating
+    /// system's error.
+    private(set) var leftovers: [String] = []
 
     /// Checks the destination, pins the source's snapshot, and creates the temporary file.
     ///
@@ -82,16 +85,22 @@ final class BackupOperation {
         case SQLITE_OK:
             break
         default:
-            // A failed step leaves no message on either connection (finish would copy it to the destination's).
-            throw failure(result, connection: nil)
+            // A failed step leaves no message on either connection (finish would copy it to the destination's); the
+            // operating system's error is on the files of one or the other.
+            let error = failure(result, connection: nil, filesOf: destinationHandle)
+            // An I/O error reading the source can break its connection: a pool replaces it before its next use.
+            source.connection.recordFailure(error)
+            throw error
         }
         return progress
     }
 
     /// Ends the read transaction and moves the complete copy to its path.
     ///
+    /// A temporary file that cannot be removed once the copy is in place is kept in ``leftovers``.
+    ///
     /// - Throws: A ``DatabaseError`` when SQLite cannot complete the copy or it cannot be moved into place; the
-    ///   temporary file is removed then.
+    ///   caller then abandons the backup, which removes the temporary file.
     func finish(source: Database) throws {
         guard isDone, let backup else {
             throw DatabaseError(code: .invalidArgument, message: "the backup to \(destination.path) is not complete")
@@ -110,17 +119,23 @@ final class BackupOperation {
             guard closed == SQLITE_OK else {
                 let error = failure(closed, connection: destinationHandle)
                 sqlite3_close_v2(destinationHandle)
-                destination.removeTemporaryFile()
                 throw error
             }
         }
-        try destination.publish()
+        leftovers += try destination.publish()
     }
 
     /// Stops the backup: ends the read transaction and removes the temporary file. Safe to call twice.
     func abandon(source: Database) {
         closeDestination()
         endTransaction(source: source)
+    }
+
+    /// `error`, the error that stopped the backup, naming the files it left behind when it is a ``DatabaseError``
+    /// (another error, the one a `progress` closure threw, is the caller's own and stays as it is).
+    func reportingLeftovers(in error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        return error.reportingLeftovers(leftovers)
     }
 
     // MARK: Private
@@ -152,7 +167,9 @@ final class BackupOperation {
             self.destinationHandle = nil
             sqlite3_close_v2(destinationHandle)
         }
-        destination.removeTemporaryFile()
+        for leftover in destination.removeTemporaryFile() where !leftovers.contains(leftover) {
+            leftovers.append(leftover)
+        }
     }
 
     private func endTransaction(source: Database) {
@@ -163,8 +180,10 @@ final class BackupOperation {
     }
 
     /// The error SQLite reported, with the message on `connection` or, without one, SQLite's text for `result`.
-    private func failure(_ result: Int32, connection: OpaquePointer?, doing action: String? = nil) -> DatabaseError {
-        let error = DatabaseError.sqlite(result, connection: connection)
+    private func failure(
+        _ result: Int32, connection: OpaquePointer?, filesOf: OpaquePointer? = nil, doing action: String? = nil
+    ) -> DatabaseError {
+        let error = DatabaseError.sqlite(result, connection: connection, filesOf: filesOf)
         return error.withMessage("\(action ?? "backup to \(destination.path) failed"): \(error.message)")
     }
 }

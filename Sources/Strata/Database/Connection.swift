@@ -59,6 +59,10 @@ final class Connection {
             (blockFailures.last ?? nil) ?? DatabaseError(code: .sqlite, message: "an earlier statement failed")
         return DatabaseError.transactionAborted(by: failure, sql: sql)
     }
+    /// The first error SQLite reported that can leave this connection unusable though the file is sound (an I/O
+    /// error, a locking protocol error, a read that surfaced as corruption; see `ResultCode.mayBreakConnection`); nil
+    /// while there was none. A ``DatabasePool`` or ``DatabaseQueue`` replaces such a connection before its next use.
+    @exclusivity(unchecked) var brokenBy: ResultCode?
 
     init(handle: OpaquePointer) {
         self.handle = handle
@@ -80,6 +84,13 @@ final class Connection {
         }
         sqlite3_close_v2(handle)
         self.handle = nil
+    }
+
+    /// Notes a failure SQLite reported on this connection: one that can break it sets ``brokenBy``.
+    func recordFailure(_ error: DatabaseError) {
+        if brokenBy == nil, let code = error.resultCode, code.mayBreakConnection {
+            brokenBy = code
+        }
     }
 
     /// The handle, or a thrown ``DatabaseError/Code/connectionClosed``.

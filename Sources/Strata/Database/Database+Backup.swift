@@ -21,6 +21,13 @@ public struct BackupProgress: Sendable, Hashable, CustomStringConvertible {
         self.remainingPages = remainingPages
     }
 
+    /// The files a complete backup could not remove, each with the operating system's error, such as
+    /// `backup.sqlite.strata-backup-UUID (errno 5 (Input/output error))`; empty unless the disk failed.
+    ///
+    /// Set only in the final progress a backup returns. **The copy at the destination is complete all the same**;
+    /// remove these files by hand. (A backup that fails names the files it left in its error instead.)
+    public var leftovers: [String] = []
+
     /// The pages copied so far.
     public var copiedPages: Int { totalPages - remainingPages }
 
@@ -96,10 +103,11 @@ extension Database {
                 try progress?(current)
             } while !operation.isDone
             try operation.finish(source: self)
+            current.leftovers = operation.leftovers
             return current
         } catch {
             operation.abandon(source: self)
-            throw error
+            throw operation.reportingLeftovers(in: error)
         }
     }
 

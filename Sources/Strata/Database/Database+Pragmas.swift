@@ -87,9 +87,16 @@ extension Database {
 
     /// Changes the journal mode.
     ///
-    /// - Throws: `DatabaseError` when SQLite keeps another mode, as an in-memory database does for `.wal`.
+    /// **It returns only once the file is in the new mode.** Changing between WAL and a rollback-journal mode
+    /// writes the file's header, and a failure to write or sync it (a full disk, an I/O error) throws: the file
+    /// stays in its old mode.
+    ///
+    /// - Throws: `DatabaseError` when SQLite keeps another mode, as an in-memory database does for `.wal`, or when
+    ///   the change cannot be written.
     public func setJournalMode(_ mode: JournalMode) throws {
         let statement = try prepare(query: "PRAGMA journal_mode = \(mode.rawValue)")
+        // The pragma returns the new mode's name before it commits the header: only its last step says whether the
+        // change is in the file.
         let result: String = try statement.singleValue()
         guard result.lowercased() == mode.rawValue else {
             throw DatabaseError(
@@ -203,7 +210,11 @@ extension Database {
         guard case .row(let row) = try statement.step() else {
             throw DatabaseError(code: .invalidValue, message: "wal_checkpoint returned no row", sql: statement.sql)
         }
-        return WALCheckpointResult(wasBlocked: try row[0] != 0, walFrames: try row[1], checkpointedFrames: try row[2])
+        let result = WALCheckpointResult(
+            wasBlocked: try row[0] != 0, walFrames: try row[1], checkpointedFrames: try row[2])
+        // Run to the end, as `singleValue()` does: a failure after the row is thrown, not dropped by a reset.
+        while case .row = try statement.step() {}
+        return result
     }
 
     /// Runs `PRAGMA integrity_check` and returns its lines: `["ok"]` for a sound database.
@@ -228,11 +239,16 @@ extension Database {
 }
 
 extension Statement {
-    /// The first column of the first row, for statements that return one value.
+    /// The first column of the first row, for statements that return one value, **run to its end**.
+    ///
+    /// A pragma that changes the file (`journal_mode`) returns its row before it commits, in its last step: a failure
+    /// there (a full disk, an I/O error) must be thrown, not dropped by the reset that ends an unfinished statement.
     func singleValue<Value: DatabaseValueConvertible>() throws -> Value {
         guard case .row(let row) = try step() else {
             throw DatabaseError(code: .invalidValue, message: "the statement returned no row", sql: sql)
         }
-        return try row[0]
+        let value: Value = try row[0]
+        while case .row = try step() {}
+        return value
     }
 }

@@ -165,6 +165,7 @@ public final class Database {
                 var tail: UnsafePointer<CChar>?
                 transactionGuard.preparedTransactionControl = false
                 transactionGuard.preparedSavepoint = false
+                transactionGuard.preparedCommit = false
                 let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
                 let isBlockControl = transactionGuard.preparedTransactionControl || transactionGuard.preparedSavepoint
                 guard prepared == SQLITE_OK else {
@@ -172,6 +173,7 @@ public final class Database {
                     let sql = Self.statement(at: current)
                     let error = transactionGuard.explain(
                         DatabaseError.sqlite(prepared, connection: connection, sql: sql), sql: sql)
+                    self.connection.recordFailure(error)
                     self.connection.observer?.failed(error, statement: nil, sql: sql)
                     if !isBlockControl { self.connection.statementFailed(error) }
                     throw error
@@ -189,7 +191,11 @@ public final class Database {
                 }
                 guard stepped == SQLITE_DONE else {
                     let sql = sqlite3_sql(statement).map { String(cString: $0) }
-                    let error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                    var error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
+                    if transactionGuard.preparedCommit {
+                        error = error.atCommit(isStillInTransaction: sqlite3_get_autocommit(connection) == 0)
+                    }
+                    self.connection.recordFailure(error)
                     self.connection.observer?.failed(error, statement: statement, sql: sql)
                     if !isBlockControl { self.connection.statementFailed(error) }
                     throw error

@@ -22,6 +22,10 @@ final class TransactionControlGuard {
 
     /// Set by the authorizer when the statement being prepared is `SAVEPOINT`, `RELEASE` or `ROLLBACK TO`.
     @exclusivity(unchecked) var preparedSavepoint = false
+    /// Set by the authorizer when the statement being prepared is `COMMIT` (or `END`): a failure of it may leave the
+    /// transaction committed (see `DatabaseError.atCommit(isStillInTransaction:)`). Cleared with
+    /// ``preparedTransactionControl``.
+    @exclusivity(unchecked) var preparedCommit = false
 
     /// Set by the authorizer when the statement being prepared inserts, updates or deletes rows.
     @exclusivity(unchecked) var preparedWrite = false
@@ -30,12 +34,14 @@ final class TransactionControlGuard {
     func install(on handle: OpaquePointer) {
         sqlite3_set_authorizer(
             handle,
-            { context, action, _, _, _, _ in
+            { context, action, operation, _, _, _ in
                 guard let context else { return SQLITE_OK }
                 switch action {
                 case SQLITE_TRANSACTION:
                     let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
                     guardState.preparedTransactionControl = true
+                    // The operation is "BEGIN", "COMMIT" (for END too) or "ROLLBACK".
+                    guardState.preparedCommit = operation.map { String(cString: $0) == "COMMIT" } ?? false
                     return guardState.refusal == nil ? SQLITE_OK : SQLITE_DENY
                 case SQLITE_SAVEPOINT:
                     Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedSavepoint =

@@ -82,11 +82,19 @@ public final class Statement {
     /// Whether the statement is transaction control or a savepoint's (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`): what
     /// ends a failed block runs, so it is never refused as a statement after the failure (see `Database.runBlock`).
     private let isBlockControl: Bool
+    /// Whether the statement is `COMMIT`, whose failure may leave the transaction committed (see
+    /// `DatabaseError.atCommit(isStillInTransaction:)`). Read on failure only.
+    private let isCommit: Bool
 
     /// Whether the statement inserts, updates or deletes rows (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`, with or
     /// without `RETURNING`; DDL too, which writes the schema table), as SQLite's authorizer reported it while
     /// preparing: a fetch of its `RETURNING` rows runs it atomically and to its end.
     @usableFromInline let writesRows: Bool
+
+    /// Whether the statement may change the database without writing rows (a pragma that sets a value, such as
+    /// `journal_mode`): SQLite commits it in its last step, after its row, so a fetch of its row runs it to its end,
+    /// or a failure of that commit would be dropped by the reset. Statements that write rows are ``writesRows``.
+    let changesDatabaseOtherwise: Bool
 
     init(database: Database, sql: String, persistent: Bool = false) throws {
         let databaseHandle = try database.openHandle(sql: sql)
@@ -96,9 +104,11 @@ public final class Statement {
         let transactionGuard = database.connection.transactionGuard
         transactionGuard.preparedTransactionControl = false
         transactionGuard.preparedSavepoint = false
+        transactionGuard.preparedCommit = false
         transactionGuard.preparedWrite = false
         var isTransactionControl = false
         var isSavepoint = false
+        var isCommit = false
         var writesRows = false
         let prepared = try sql.withCString { start -> OpaquePointer? in
             var tail: UnsafePointer<CChar>?
@@ -106,6 +116,7 @@ public final class Statement {
             guard result == SQLITE_OK else {
                 let error = transactionGuard.explain(
                     DatabaseError.sqlite(result, connection: databaseHandle, sql: sql), sql: sql)
+                database.connection.recordFailure(error)
                 database.connection.observer?.failed(error, statement: nil, sql: sql)
                 if !transactionGuard.preparedTransactionControl && !transactionGuard.preparedSavepoint {
                     database.connection.statementFailed(error)
@@ -114,6 +125,7 @@ public final class Statement {
             }
             isTransactionControl = transactionGuard.preparedTransactionControl
             isSavepoint = transactionGuard.preparedSavepoint
+            isCommit = transactionGuard.preparedCommit
             writesRows = transactionGuard.preparedWrite
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
@@ -130,7 +142,9 @@ public final class Statement {
         self.handle = prepared
         self.isTransactionControl = isTransactionControl
         self.isBlockControl = isTransactionControl || isSavepoint
+        self.isCommit = isCommit
         self.writesRows = writesRows
+        self.changesDatabaseOtherwise = !writesRows && sqlite3_stmt_readonly(prepared) == 0
         self.sql = sql
         let columnCount = sqlite3_column_count(prepared)
         self.columnCount = Int(columnCount)
@@ -215,7 +229,11 @@ public final class Statement {
     /// The error of a failed step, reported to the connection's observer first, if any, and noted by the
     /// transaction block it ran in (see `Database.runBlock`).
     private func failure(_ result: Int32, connection handle: OpaquePointer) -> DatabaseError {
-        let error = DatabaseError.sqlite(result, connection: handle, sql: sql)
+        var error = DatabaseError.sqlite(result, connection: handle, sql: sql)
+        if isCommit {
+            error = error.atCommit(isStillInTransaction: sqlite3_get_autocommit(handle) == 0)
+        }
+        connection.recordFailure(error)
         connection.observer?.failed(error, statement: self.handle, sql: sql)
         if !isBlockControl { connection.statementFailed(error) }
         return error

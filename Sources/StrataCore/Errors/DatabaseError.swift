@@ -52,6 +52,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         /// `transaction { }`) rolls back and throws that first failure when it ends. Run a statement that may fail
         /// in a nested `transaction { }` to go on after its failure.
         public static let transactionAborted = Code("transaction aborted")
+        /// The database reported an error while committing, after which the transaction may or may not be committed;
+        /// check before retrying.
+        ///
+        /// ``DatabaseError/resultCode`` keeps the error SQLite reported, such as `SQLITE_IOERR_FSYNC`.
+        public static let commitOutcomeUnknown = Code("commit outcome unknown")
     }
 
     /// The kind of failure.

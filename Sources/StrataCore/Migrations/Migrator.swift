@@ -253,14 +253,22 @@ public struct Migrator: Sendable {
     }
 
     /// The error of a failed migration, naming it, with the original error's message, code and SQL.
+    ///
+    /// A commit whose outcome is unknown stays ``DatabaseError/Code/commitOutcomeUnknown``: the migration may be
+    /// applied, and the caller must look at the database's version before migrating again.
     package static func failure(_ error: any Error, of migration: Migration) -> DatabaseError {
         guard let error = error as? DatabaseError else {
             return DatabaseError(code: .migration, message: "\(migration) failed: \(error)", underlyingError: error)
         }
+        let outcomeUnknown = error.code == .commitOutcomeUnknown
         return DatabaseError(
-            code: .migration,
+            code: outcomeUnknown ? .commitOutcomeUnknown : .migration,
             resultCode: error.resultCode,
-            message: "\(migration) failed: \(error.message)",
+            message: outcomeUnknown
+                ? "\(migration) may or may not be applied: its commit failed with "
+                    + "\((error.underlyingError as? DatabaseError)?.message ?? error.message); check the database's "
+                    + "version before migrating again"
+                : "\(migration) failed: \(error.message)",
             sql: error.sql,
             column: error.column,
             columnIndex: error.columnIndex,

@@ -103,6 +103,18 @@ import Testing
         #expect(ResultCode(rawValue: 250).name == "SQLITE_UNKNOWN_250")
     }
 
+    /// Every extended code of `sqlite3.h` has its name in messages, never a bare number such as the
+    /// `SQLITE_IOERR (extended 4874)` an I/O fault used to print.
+    @Test func everyExtendedResultCodeOfTheHeaderHasItsName() {
+        #expect(ResultCode.extendedHeaderValues.count >= 75)
+        for (name, header) in ResultCode.extendedHeaderValues {
+            #expect(ResultCode(rawValue: header).name == name)
+        }
+        #expect(ResultCode(rawValue: 4874).name == "SQLITE_IOERR_SHMSIZE")
+        #expect(ResultCode(rawValue: 8458).name == "SQLITE_IOERR_CORRUPTFS")
+        #expect(DatabaseError.Code.commitOutcomeUnknown.description == "commit outcome unknown")
+    }
+
     /// StrataCore spells SQLite's result codes out as numbers (it never sees `sqlite3.h`): they must be the header's.
     @Test func resultCodesAreTheNumbersOfTheSQLiteHeader() {
         #expect(ResultCode.headerValues.count == 21)

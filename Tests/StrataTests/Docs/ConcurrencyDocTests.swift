@@ -96,6 +96,23 @@ func concurrencyFailedStatement() async throws {
     await pool.close()
 }
 
+@Test("Concurrency.md: a commit whose outcome is unknown") func concurrencyCommitOutcomeUnknown() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    let pool = try DatabasePool(path: "app.sqlite", readers: 1)
+    try await pool.write { db in try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)") }
+    // snippet: docs/Concurrency.md 3
+    do {
+        try await pool.write { db in try db.execute(query: "INSERT INTO item (name) VALUES ('a')") }
+    } catch let error as DatabaseError where error.code == .commitOutcomeUnknown {
+        // Read back what the write would have written before trying again.
+    }
+    // end snippet
+    // Without a failing disk the write commits: the I/O fault tests (Tests/StrataFaultTests) cover the catch.
+    #expect(try await pool.read { db in try db.fetchOne(Int.self, query: "SELECT count(*) FROM item") } == 1)
+    await pool.close()
+}
+
 @Test("Concurrency.md: opening") func concurrencyOpening() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
