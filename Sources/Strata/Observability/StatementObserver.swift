@@ -217,24 +217,17 @@ final class StatementObserver {
 
     @exclusivity(unchecked) private var busyTimeoutMilliseconds: Int32 = 0
 
-    /// The delays of SQLite's own busy timeout handler, in milliseconds.
-    private static let busyDelays: [Int32] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
-
-    /// Whether to retry after the `attempt`-th wait (from 0), having slept first.
+    /// Whether to retry after the `attempt`-th wait (from 0), having slept first: SQLite's own sleeps
+    /// (``BusyBackoff``), cut short at the timeout.
     fileprivate func retryAfterBusy(attempt: Int32) -> Bool {
-        let count = Int32(Self.busyDelays.count)
-        let index = Int(min(attempt, count - 1))
-        let before =
-            attempt < count
-            ? Self.busyDelays.prefix(index).reduce(0, +)
-            : Self.busyDelays.reduce(0, +) + (attempt - count) * 100
-        var delay = Self.busyDelays[index]
-        if before + delay > busyTimeoutMilliseconds {
-            delay = busyTimeoutMilliseconds - before
+        let before = BusyBackoff.slept(before: attempt)
+        var delay = BusyBackoff.delay(attempt: attempt)
+        if before + delay > Int64(busyTimeoutMilliseconds) {
+            delay = Int64(busyTimeoutMilliseconds) - before
             if delay <= 0 { return false }
         }
         busyRetries?.increment()
-        sqlite3_sleep(delay)
+        sqlite3_sleep(Int32(delay))
         return true
     }
 
