@@ -175,7 +175,11 @@ public final class Database {
                 next = tail
                 // Whitespace or a comment compiles to no statement.
                 guard let statement else { continue }
-                defer { sqlite3_finalize(statement) }
+                self.connection.observer?.register(statement)
+                defer {
+                    sqlite3_finalize(statement)
+                    self.connection.observer?.forget(statement)
+                }
                 var stepped = sqlite3_step(statement)
                 while stepped == SQLITE_ROW {
                     stepped = sqlite3_step(statement)

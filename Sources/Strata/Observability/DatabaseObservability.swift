@@ -12,6 +12,9 @@ public import Logging
 ///     observability: DatabaseObservability(logger: logger, tracing: true, metrics: true))
 /// ```
 ///
+/// - **Every statement Strata runs for the caller is reported, and only those**, whatever its SQL begins with (a
+///   `-- name: X` comment included) and whichever way it runs; the statements SQLite runs on its own (reading the
+///   schema after DDL) are not.
 /// - **Statements are logged at `.trace`**, with their SQL, duration and rows; **statements slower than
 ///   ``slowStatementThreshold`` at `.warning`**; **failures at `.debug`**, with the error.
 /// - **Bound values are never logged** unless ``logsBoundValues`` is set: the SQL is logged as written, with its
@@ -59,7 +62,7 @@ public struct DatabaseObservability: Sendable {
 
 /// The metrics Strata records when ``DatabaseObservability/metrics`` is on, by label.
 public enum StrataMetric {
-    /// Counter: statements run, by `db.operation.name` (`SELECT`, `INSERT`...).
+    /// Counter: statements run, by `db.operation.name` (`SELECT`, `INSERT`...; `SQL` for text that did not compile).
     public static let statements = "strata_statements_total"
     /// Counter: statements that failed, by `db.operation.name`.
     public static let statementFailures = "strata_statement_failures_total"

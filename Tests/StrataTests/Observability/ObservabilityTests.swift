@@ -33,14 +33,14 @@ enum TestBackends {
 @Suite(.serialized)
 struct ObservabilityTests {
     /// A logger at `level` whose entries the test reads.
-    private static func capturingLogger(_ level: Logger.Level = .trace) -> (Logger, InMemoryLogHandler) {
+    static func capturingLogger(_ level: Logger.Level = .trace) -> (Logger, InMemoryLogHandler) {
         var handler = InMemoryLogHandler()
         handler.logLevel = level
         let captured = handler
         return (Logger(label: "strata.tests", factory: { _ in captured }), handler)
     }
 
-    private static func notesDatabase(_ observability: DatabaseObservability) throws -> Database {
+    static func notesDatabase(_ observability: DatabaseObservability) throws -> Database {
         let db = try Database()
         try db.execute(query: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE)")
         db.observability = observability
