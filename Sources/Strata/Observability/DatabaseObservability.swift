@@ -68,9 +68,12 @@ public enum StrataMetric {
     public static let statementFailures = "strata_statement_failures_total"
     /// Timer: how long statements ran, by `db.operation.name`.
     public static let statementDuration = "strata_statement_duration_seconds"
-    /// Timer: how long a pool's `read` or `write` waited for a connection, by `kind` (`writer`, `reader`).
+    /// Timer: how long a pool's or queue's `read`, `write`, stream, backup or pausable write waited for a connection
+    /// (a pausable write also each time it takes the connection back after giving way), by `kind` (`writer`,
+    /// `reader`, `queue`).
     public static let poolWait = "strata_pool_wait_duration_seconds"
-    /// Meter: a pool's connections at work, by `kind` (`writer`, `reader`).
+    /// Meter: a pool's or queue's connections at work, by `kind` (`writer`, `reader`, `queue`): each one lent to a
+    /// `read`, `write`, stream iteration, backup or pausable write counts until it comes back, however that ends.
     public static let poolConnectionsInUse = "strata_pool_connections_in_use"
     /// Counter: times a pausable write committed to give way to other work.
     public static let pausableWriteYields = "strata_pausable_write_yields_total"
