@@ -69,8 +69,9 @@ extension Database {
     /// let names = try db.fetchAll(String.self, query: "SELECT name FROM tag ORDER BY name COLLATE unicode_ci")
     /// ```
     ///
-    /// The comparison must be consistent (a total order), or an index built with it gives wrong results. It lives
-    /// as long as the connection; a database whose schema uses it must define it on every connection that opens
+    /// The comparison must be consistent (a total order), or an index built with it gives wrong results. **TEXT that
+    /// is not valid UTF-8 never reaches it repaired**: such text sorts after all valid text, by its bytes, so two
+    /// different byte strings never compare equal through a repair. It lives as long as the connection; a database whose schema uses it must define it on every connection that opens
     /// the file (``DatabasePool`` and ``DatabaseQueue`` do this in `configure`).
     ///
     /// See https://www.sqlite.org/c3ref/create_collation.html
@@ -85,12 +86,19 @@ extension Database {
             { box, leftCount, left, rightCount, right in
                 guard let box else { return 0 }
                 let collation = Unmanaged<CollationBox>.fromOpaque(box).takeUnretainedValue()
-                let order = collation.compare(
-                    String(utf8Bytes: left, count: leftCount), String(utf8Bytes: right, count: rightCount))
-                switch order {
-                case .orderedAscending: return -1
-                case .orderedSame: return 0
-                case .orderedDescending: return 1
+                let leftBytes = UnsafeRawBufferPointer(start: left, count: left == nil ? 0 : Int(max(leftCount, 0)))
+                let rightBytes = UnsafeRawBufferPointer(start: right, count: right == nil ? 0 : Int(max(rightCount, 0)))
+                switch (String(validating: leftBytes, as: UTF8.self), String(validating: rightBytes, as: UTF8.self)) {
+                case (let leftText?, let rightText?):
+                    switch collation.compare(leftText, rightText) {
+                    case .orderedAscending: return -1
+                    case .orderedSame: return 0
+                    case .orderedDescending: return 1
+                    }
+                // A total order still: valid text first, then invalid UTF-8 by its bytes, as BINARY orders it.
+                case (_?, nil): return -1
+                case (nil, _?): return 1
+                case (nil, nil): return compareBytes(leftBytes, rightBytes)
                 }
             },
             { box in box.map { Unmanaged<CollationBox>.fromOpaque($0).release() } })
@@ -190,16 +198,12 @@ private final class CollationBox {
     init(_ compare: @escaping (String, String) -> ComparisonResult) { self.compare = compare }
 }
 
-extension String {
-    /// `count` bytes of UTF-8 from SQLite; invalid sequences are repaired, since a collation cannot fail.
-    fileprivate init(utf8Bytes start: UnsafeRawPointer?, count: Int32) {
-        guard let start, count > 0 else {
-            self = ""
-            return
-        }
-        self = String(
-            decoding: UnsafeRawBufferPointer(start: start, count: Int(count)), as: UTF8.self)
+/// The order of SQLite's BINARY collation: `memcmp` over the common length, then the shorter first.
+private func compareBytes(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int32 {
+    for (leftByte, rightByte) in zip(left, right) where leftByte != rightByte {
+        return leftByte < rightByte ? -1 : 1
     }
+    return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
 }
 
 extension DatabaseValue {

@@ -110,6 +110,28 @@ struct FunctionTests {
         #expect(try db.fetchOne(String.self, query: "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func aCollationNeverComparesTextThatIsNotValidUTF8Repaired() throws {
+        let db = try Database()
+        try db.createCollation("unicode_ci") { a, b in a.caseInsensitiveCompare(b) }
+        // x'ff' and x'fe' are both invalid UTF-8: repaired, both were U+FFFD, and so equal.
+        #expect(
+            try db.fetchOne(Int.self, query: "SELECT CAST(x'ff' AS TEXT) = CAST(x'fe' AS TEXT) COLLATE unicode_ci") == 0
+        )
+        #expect(
+            try db.fetchOne(Int.self, query: "SELECT CAST(x'ff' AS TEXT) = CAST(x'ff' AS TEXT) COLLATE unicode_ci") == 1
+        )
+        // A total order an index can use: valid text by the collation, then invalid UTF-8 by its bytes.
+        try db.execute(query: "CREATE TABLE tag (name TEXT COLLATE unicode_ci UNIQUE)")
+        try db.execute(
+            query:
+                "INSERT INTO tag VALUES (CAST(x'ff' AS TEXT)), (CAST(x'fe41' AS TEXT)), (CAST(x'fe' AS TEXT)), ('b'), ('A')"
+        )
+        #expect(
+            try db.fetchAll(String.self, query: "SELECT hex(name) FROM tag ORDER BY name")
+                == ["41", "62", "FE", "FE41", "FF"])
+        #expect(try db.fetchOne(String.self, query: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func unicodeCaseFunctionsReplaceTheASCIIOnesOnOneConnection() throws {
         let db = try Database()
         #expect(try db.fetchOne(String.self, query: "SELECT upper('émile')") == "éMILE")
