@@ -12,6 +12,9 @@
 //       in a loop, indexes them and adds a column to m<v-1>. Prints "begin v" before, "progress v k"
 //       while it runs (uncommitted), and "done v" after it committed. `database` applies each with
 //       Database.migrate(version:), `migrator` with a Migrator.
+//   strata-durability-child insert PATH
+//       Opens PATH, inserts one row ('child') into `item` in its own transaction, waiting for the write lock in
+//       SQLite's busy handler (timeout 60 s), and prints "inserted MS", MS the milliseconds the insert took.
 import Foundation
 import Strata
 
@@ -46,13 +49,19 @@ func migration(version: Int, rows: Int) -> @Sendable (Database) throws -> Void {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    fail("usage: strata-durability-child commit PATH [synchronous] | migrate PATH database|migrator ROWS")
+    fail(
+        "usage: strata-durability-child commit PATH [synchronous] | migrate PATH database|migrator ROWS | insert PATH")
 }
 let path = arguments[2]
 
 do {
-    let db = try Database(path: path)
+    let db = try Database(path: path, busyTimeout: arguments[1] == "insert" ? 60 : 5)
     switch arguments[1] {
+    case "insert":
+        let clock = ContinuousClock()
+        let start = clock.now
+        try db.execute(query: "INSERT INTO item (source) VALUES ('child')")
+        report("inserted \((clock.now - start) / .milliseconds(1))")
     case "commit":
         if arguments.count > 3 {
             try db.execute(query: "PRAGMA synchronous = \(arguments[3])")

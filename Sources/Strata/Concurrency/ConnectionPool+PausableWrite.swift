@@ -15,7 +15,8 @@ extension ConnectionPool {
         try await withTaskCancellationHandler {
             var connection = try await acquire(isPausable: true)
             var isFirstTransaction = true
-            // After a commit on duration: the gap that lets a writer in another process take the lock.
+            // After a commit on duration, how long that transaction lasted: the gap that lets a writer in another
+            // process take the lock follows from it.
             var pauseAfter: Duration?
             while true {
                 let end: PausableStepsEnd
@@ -51,10 +52,10 @@ extension ConnectionPool {
                     // Throws on cancellation, holding no connection then.
                     connection = try await yield(connection)
                     pauseAfter = nil
-                case .durationElapsed:
+                case .durationElapsed(let lasted):
                     // This pool's waiting work first (at once if none), then the gap for other processes.
                     connection = try await yield(connection)
-                    pauseAfter = maxTransactionDuration
+                    pauseAfter = lasted
                 }
                 isFirstTransaction = false
             }

@@ -122,11 +122,22 @@ final class ConnectionPool: Sendable {
 
     /// A connection for the caller alone, until it gives it back with ``release(_:)``.
     ///
+    /// The loan counts in the pool's metrics as a body does: its wait in ``StrataMetric/poolWait``, the connection in
+    /// ``StrataMetric/poolConnectionsInUse`` until ``release(_:)`` (or a ``yield(_:)`` that gives it away).
+    ///
     /// - Parameter isPausable: Whether the caller is a pausable write, which gives way to the other requests
     ///   (see ``yield(_:)``) and so does not make another pausable write give way to it.
     /// - Throws: ``DatabaseError/Code/connectionClosed`` once closing has begun; `CancellationError` when the task is
     ///   cancelled while it waits.
     func acquire(isPausable: Bool = false) async throws -> SerialConnection {
+        let requested = instruments == nil ? nil : ContinuousClock.now
+        let connection = try await waitForConnection(isPausable: isPausable)
+        if let requested { instruments?.connectionLent(waitingSince: requested) }
+        return connection
+    }
+
+    /// The connection ``acquire(isPausable:)`` lends, before it is counted in the metrics.
+    private func waitForConnection(isPausable: Bool) async throws -> SerialConnection {
         enum FirstTry {
             case connection(SerialConnection)
             case wait(id: UInt64)
@@ -175,6 +186,7 @@ final class ConnectionPool: Sendable {
 
     /// Gives a connection back: to the longest-waiting task, or to the idle ones.
     func release(_ connection: SerialConnection) {
+        instruments?.connectionReturned()
         let waiter = state.withLock { state -> Waiter? in
             if let waiter = state.waiters.popFirst() { return waiter }
             state.idle.append(connection)
@@ -201,7 +213,10 @@ final class ConnectionPool: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
-        return try await withTaskCancellationHandler {
+        // Set when the connection goes to the waiting requests: it is no longer the caller's in the metrics, and
+        // counts as lent again, after its wait, when it comes back.
+        var gaveWayAt: ContinuousClock.Instant?
+        let connection = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 (continuation: CheckedContinuation<SerialConnection, any Error>) in
                 enum Outcome {
@@ -223,8 +238,11 @@ final class ConnectionPool: Sendable {
                 case .keep:
                     continuation.resume(returning: connection)
                 case .handOff(let waiter):
+                    gaveWayAt = ContinuousClock.now
+                    instruments?.connectionReturned()
                     if let waiter { hand(connection, to: waiter) }
                 case .cancelled(let waiter):
+                    instruments?.connectionReturned()
                     if let waiter { hand(connection, to: waiter) }
                     continuation.resume(throwing: CancellationError())
                 }
@@ -233,6 +251,8 @@ final class ConnectionPool: Sendable {
             let waiter = state.withLock { state in state.waiters.remove(id: lastWaiterID) }
             waiter?.fail(with: CancellationError())
         }
+        if let gaveWayAt { instruments?.connectionLent(waitingSince: gaveWayAt) }
+        return connection
     }
 
     /// How many tasks wait for a connection, requests and closes: for tests that need work queued before they go on.
@@ -432,6 +452,18 @@ private struct PoolInstruments: Sendable {
     let waitTime: Metrics.Timer?
     let inUse: Meter?
     let pausableYields: Counter?
+
+    /// A connection lent for several bodies (``ConnectionPool/acquire(isPausable:)``, or back to a pausable write
+    /// after ``ConnectionPool/yield(_:)``): its wait, and one more connection at work.
+    func connectionLent(waitingSince requested: ContinuousClock.Instant) {
+        waitTime?.recordNanoseconds(StatementObserver.nanoseconds(ContinuousClock.now - requested))
+        inUse?.increment()
+    }
+
+    /// A lent connection given back (``ConnectionPool/release(_:)``) or given away (``ConnectionPool/yield(_:)``).
+    func connectionReturned() {
+        inUse?.decrement()
+    }
 
     init?(kind: String, _ observability: DatabaseObservability) {
         guard observability.tracing || observability.metrics else { return nil }

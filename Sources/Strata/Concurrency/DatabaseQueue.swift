@@ -144,8 +144,8 @@ public final class DatabaseQueue: Sendable {
     ///   on. The waiting work is woken through the queue's own list of waiting tasks, with no polling or sleep, and the
     ///   pausable write goes on before anything asked for after that.
     /// - `maxTransactionDuration` also commits after that long, for writers in other processes, which the queue
-    ///   cannot see; after such a commit the write lock stays free for a tenth of the duration (at most 100 ms), as
-    ///   ``Database/pausableTransaction(maxDuration:_:)`` explains.
+    ///   cannot see: **a writer in another process that began waiting during a transaction gets in after its
+    ///   commit**, before the next one begins, as ``Database/pausableTransaction(maxDuration:_:)`` explains.
     /// - **If the body throws, the current transaction rolls back and the error is thrown**; what earlier
     ///   transactions committed stays committed. A commit that fails (a full disk, an I/O error, a deferred foreign
     ///   key) throws the same way.

@@ -77,7 +77,10 @@ final class Connection {
     /// Finalizes the statements still prepared and closes the handle. Safe to call twice.
     func close() {
         guard let handle else { return }
-        defer { observer?.flush() }
+        defer {
+            observer?.flush()
+            observer?.forgetAll()
+        }
         // Their `Statement` objects see the nil handle and never touch them again.
         while let statement = sqlite3_next_stmt(handle, nil) {
             sqlite3_finalize(statement)

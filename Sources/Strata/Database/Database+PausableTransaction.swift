@@ -17,9 +17,13 @@ extension Database {
     /// - **The body is called once per step**, and one transaction holds many steps. The first call, and the first
     ///   call after each commit, get `isNewTransaction == true`: another connection may have written in between, so
     ///   re-read there anything the steps depend on.
-    /// - **After a commit on duration, the write lock stays free for a tenth of `maxDuration` (at most 100 ms)**
-    ///   before the next transaction begins: a writer elsewhere waits in its busy handler, which retries every few
-    ///   milliseconds at first and every 100 ms at most, and needs the lock free when it retries.
+    /// - **After a commit on duration, a writer on another connection or in another process that began waiting
+    ///   during the transaction gets in before the next one begins**, so it waits about one `maxDuration` at most.
+    ///   Nothing tells this connection that a writer waits: that writer sleeps in its busy handler (SQLite's busy
+    ///   timeout, which Strata sets) and tries again 1, 2, 5... and at most 100 ms later, longer the longer it has
+    ///   waited. So the write lock stays free, before the next transaction begins, for the longest such sleep of a
+    ///   writer that has waited as long as the transaction ran, and a quarter more (at least 5 ms): 25 ms after a
+    ///   50 ms transaction, 31 ms after a 100 ms one, 125 ms after one of a quarter second or more.
     /// - **If the body throws, the current transaction rolls back and the error is thrown**; what earlier
     ///   transactions committed stays committed. A commit that fails throws the same way.
     /// - **Cancelling the calling task stops the loop** at the next step: what the steps did so far is committed,
@@ -52,7 +56,7 @@ extension Database {
             switch end {
             case .stopped: return
             case .cancelled: throw CancellationError()
-            case .durationElapsed: pauseForOtherWriters(after: maxDuration)
+            case .durationElapsed(let lasted): pauseForOtherWriters(after: lasted)
             case .writeWaiting: break
             }
         }
@@ -87,8 +91,9 @@ extension Database {
         isCancelled: () -> Bool,
         _ body: (Database, inout Bool, Bool) throws -> Void
     ) throws -> PausableStepsEnd {
-        try beginTransaction(.immediate)
         let clock = ContinuousClock()
+        let start = clock.now
+        try beginTransaction(.immediate)
         let deadline = maxDuration.map { clock.now.advanced(by: $0) }
         let end: PausableStepsEnd
         do {
@@ -106,7 +111,7 @@ extension Database {
                         if stop { return .stopped }
                         if isCancelled() { return .cancelled }
                         if shouldYield() { return .writeWaiting }
-                        if let deadline, clock.now >= deadline { return .durationElapsed }
+                        if let deadline, clock.now >= deadline { return .durationElapsed(lasted: clock.now - start) }
                     }
                 }
             }
@@ -139,15 +144,22 @@ extension Database {
         }
     }
 
-    /// Leaves the write lock free for a tenth of `maxDuration`, at most 100 ms, after a commit on duration, so that
-    /// a writer on another connection, waiting in its busy handler, finds it free when it retries.
+    /// Leaves the write lock free after a commit on duration, for a transaction that `lasted` that long, so that a
+    /// writer on another connection, waiting in its busy handler since the transaction began (or later), tries again
+    /// while it is free.
     ///
-    /// SQLite's busy handler sleeps 1, 2, 5, ... up to 100 ms between tries, and nothing tells this connection that
-    /// another one waits: a gap as long as the longest sleep lets the waiter in at its next try.
-    func pauseForOtherWriters(after maxDuration: Duration) {
-        let gap = min(maxDuration / 10, .milliseconds(100))
+    /// The waiter sleeps as SQLite's busy handler does (``BusyBackoff``), at most the longest sleep of a writer that
+    /// has waited `lasted`; a quarter more (at least 5 ms) covers a sleep that ends late on a busy machine.
+    func pauseForOtherWriters(after lasted: Duration) {
+        let gap = Self.otherWritersGap(after: lasted)
         let microseconds = gap.components.seconds * 1_000_000 + gap.components.attoseconds / 1_000_000_000_000
         usleep(useconds_t(clamping: max(microseconds, 1)))
+    }
+
+    /// How long ``pauseForOtherWriters(after:)`` leaves the write lock free after a transaction that `lasted`.
+    static func otherWritersGap(after lasted: Duration) -> Duration {
+        let sleep = BusyBackoff.longestSleep(afterWaiting: lasted)
+        return sleep + max(sleep / 4, .milliseconds(5))
     }
 }
 
@@ -159,6 +171,6 @@ enum PausableStepsEnd {
     case cancelled
     /// Another write of the pool or queue waits for the connection.
     case writeWaiting
-    /// The transaction ran for its maximum duration.
-    case durationElapsed
+    /// The transaction ran for its maximum duration; it lasted `lasted`, from its `BEGIN` to its `COMMIT`.
+    case durationElapsed(lasted: Duration)
 }

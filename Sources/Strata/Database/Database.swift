@@ -181,7 +181,11 @@ public final class Database {
                 next = tail
                 // Whitespace or a comment compiles to no statement.
                 guard let statement else { continue }
-                defer { sqlite3_finalize(statement) }
+                self.connection.observer?.register(statement)
+                defer {
+                    sqlite3_finalize(statement)
+                    self.connection.observer?.forget(statement)
+                }
                 if self.connection.isAborted, !isBlockControl {
                     throw self.connection.abortedRefusal(sql: sqlite3_sql(statement).map { String(cString: $0) })
                 }

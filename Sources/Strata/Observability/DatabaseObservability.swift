@@ -12,6 +12,9 @@ public import Logging
 ///     observability: DatabaseObservability(logger: logger, tracing: true, metrics: true))
 /// ```
 ///
+/// - **Every statement Strata runs for the caller is reported, and only those**, whatever its SQL begins with (a
+///   `-- name: X` comment included) and whichever way it runs; the statements SQLite runs on its own (reading the
+///   schema after DDL) are not.
 /// - **Statements are logged at `.trace`**, with their SQL, duration and rows; **statements slower than
 ///   ``slowStatementThreshold`` at `.warning`**; **failures at `.debug`**, with the error.
 /// - **Bound values are never logged** unless ``logsBoundValues`` is set: the SQL is logged as written, with its
@@ -59,15 +62,18 @@ public struct DatabaseObservability: Sendable {
 
 /// The metrics Strata records when ``DatabaseObservability/metrics`` is on, by label.
 public enum StrataMetric {
-    /// Counter: statements run, by `db.operation.name` (`SELECT`, `INSERT`...).
+    /// Counter: statements run, by `db.operation.name` (`SELECT`, `INSERT`...; `SQL` for text that did not compile).
     public static let statements = "strata_statements_total"
     /// Counter: statements that failed, by `db.operation.name`.
     public static let statementFailures = "strata_statement_failures_total"
     /// Timer: how long statements ran, by `db.operation.name`.
     public static let statementDuration = "strata_statement_duration_seconds"
-    /// Timer: how long a pool's `read` or `write` waited for a connection, by `kind` (`writer`, `reader`).
+    /// Timer: how long a pool's or queue's `read`, `write`, stream, backup or pausable write waited for a connection
+    /// (a pausable write also each time it takes the connection back after giving way), by `kind` (`writer`,
+    /// `reader`, `queue`).
     public static let poolWait = "strata_pool_wait_duration_seconds"
-    /// Meter: a pool's connections at work, by `kind` (`writer`, `reader`).
+    /// Meter: a pool's or queue's connections at work, by `kind` (`writer`, `reader`, `queue`): each one lent to a
+    /// `read`, `write`, stream iteration, backup or pausable write counts until it comes back, however that ends.
     public static let poolConnectionsInUse = "strata_pool_connections_in_use"
     /// Counter: times a pausable write committed to give way to other work.
     public static let pausableWriteYields = "strata_pausable_write_yields_total"

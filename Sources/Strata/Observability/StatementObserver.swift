@@ -7,6 +7,12 @@ import Tracing
 /// Reports the statements of one connection, as its ``DatabaseObservability`` asks: installed on the handle with
 /// `sqlite3_trace_v2` only when something is asked for, so a connection that reports nothing pays nothing.
 ///
+/// **Only the statements Strata runs for the caller are reported**: each one is registered when Strata prepares it
+/// (``register(_:)``) and forgotten when Strata finalizes it (``forget(_:)``). SQLite runs statements of its own on
+/// the connection too (it reads the schema again after DDL, `ANALYZE` reads `sqlite_stat1`), which reach the trace
+/// hook like the caller's: they are left out, and nothing is kept for them. What the observer keeps is bounded by the
+/// statements alive on the connection.
+///
 /// SQLite calls it on the connection's thread: when a statement finishes (`SQLITE_TRACE_PROFILE`, with its duration,
 /// in its last step or at its reset) and, when rows are logged, for each row (`SQLITE_TRACE_ROW`). SQLite reports a
 /// statement that failed as finished before its step returns the error, so the report waits: Strata adds the error
@@ -20,7 +26,9 @@ final class StatementObserver {
     private let handle: OpaquePointer
     /// Whether rows are counted: only when statements are logged at `.trace`.
     private let countsRows: Bool
-    @exclusivity(unchecked) private var rows: [OpaquePointer: Int] = [:]
+    /// The statements Strata prepared on the connection and has not finalized, with the rows each produced in its
+    /// current run (counted only when ``countsRows``).
+    @exclusivity(unchecked) private var statements: [OpaquePointer: Int] = [:]
     /// The report of the statement that finished last, until it is known whether it failed.
     @exclusivity(unchecked) private var pending: (statement: OpaquePointer, report: Report)?
     @exclusivity(unchecked) private var metrics: [String: StatementMetrics] = [:]
@@ -52,21 +60,48 @@ final class StatementObserver {
         busyRetries = settings.metrics ? Counter(label: StrataMetric.busyRetries) : nil
     }
 
-    /// Installs the trace hook on the handle, or removes it when `observer` is nil.
+    /// Installs the trace hook on the handle, or removes it when `observer` is nil. The statements already prepared
+    /// on the handle (cached ones) are Strata's: they are registered.
     static func install(_ observer: StatementObserver?, on handle: OpaquePointer) {
         guard let observer else {
             sqlite3_trace_v2(handle, 0, nil, nil)
             return
+        }
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            observer.register(current)
+            statement = sqlite3_next_stmt(handle, current)
         }
         let mask = UInt32(SQLITE_TRACE_PROFILE) | (observer.countsRows ? UInt32(SQLITE_TRACE_ROW) : 0)
         // The connection keeps the observer as long as the hook can call it.
         sqlite3_trace_v2(handle, mask, traceCallback, Unmanaged.passUnretained(observer).toOpaque())
     }
 
+    // MARK: Statements
+
+    /// Reports `statement` from now on: Strata prepared it for the caller.
+    func register(_ statement: OpaquePointer) {
+        statements[statement] = 0
+    }
+
+    /// Stops reporting `statement`: Strata has just finalized it (its address may be reused by the next one).
+    func forget(_ statement: OpaquePointer) {
+        statements[statement] = nil
+    }
+
+    /// Forgets every statement: the connection has closed.
+    func forgetAll() {
+        statements = [:]
+    }
+
+    /// How many statements the observer keeps: for tests that check it stays bounded.
+    var registeredStatementCount: Int { statements.count }
+
     // MARK: Events
 
     func rowProduced(by statement: OpaquePointer) {
-        rows[statement, default: 0] += 1
+        guard let index = statements.index(forKey: statement) else { return }
+        statements.values[index] += 1
     }
 
     /// Reports `error`: with the statement that just finished when it is that statement's, on its own for a statement
@@ -93,10 +128,11 @@ final class StatementObserver {
     }
 
     func statementFinished(_ statement: OpaquePointer, nanoseconds: Int64) {
-        let rowCount = countsRows ? rows.removeValue(forKey: statement) ?? 0 : nil
+        // A statement of SQLite's own: not the caller's.
+        guard let index = statements.index(forKey: statement) else { return }
+        let rowCount = countsRows ? statements.values[index] : nil
+        statements.values[index] = 0
         let sql = sqlite3_sql(statement).map { String(cString: $0) } ?? ""
-        // Trigger programs report their statements too; only the statement the caller ran is reported.
-        if sql.hasPrefix("--") { return }
         flush()
         var loggedSQL: String?
         if settings.logsBoundValues, settings.logger != nil, let expanded = sqlite3_expanded_sql(statement) {
@@ -157,7 +193,11 @@ final class StatementObserver {
         }
     }
 
+    /// The metrics of `operation`: one set per SQL keyword that begins a statement, and one (`SQL`) for text that
+    /// begins with anything else (it failed to compile), so that neither this cache nor the metrics' dimensions grow
+    /// with what callers send.
     private func metrics(for operation: String) -> StatementMetrics {
+        let operation = Self.statementKeywords.contains(operation) ? operation : "SQL"
         if let found = metrics[operation] { return found }
         let dimensions = [("db.operation.name", operation)]
         let made = StatementMetrics(
@@ -167,6 +207,13 @@ final class StatementObserver {
         metrics[operation] = made
         return made
     }
+
+    /// The keywords an SQLite statement begins with. See https://www.sqlite.org/lang.html
+    private static let statementKeywords: Set<String> = [
+        "ALTER", "ANALYZE", "ATTACH", "BEGIN", "COMMIT", "CREATE", "DELETE", "DETACH", "DROP", "END", "EXPLAIN",
+        "INSERT", "PRAGMA", "REINDEX", "RELEASE", "REPLACE", "ROLLBACK", "SAVEPOINT", "SELECT", "UPDATE", "VACUUM",
+        "VALUES", "WITH",
+    ]
 
     /// The statement's first keyword, upper-cased: `SELECT`, `INSERT`, `PRAGMA`...; `WITH` is followed to the
     /// statement it introduces only as far as its first keyword, so it stays `WITH`.
@@ -217,24 +264,17 @@ final class StatementObserver {
 
     @exclusivity(unchecked) private var busyTimeoutMilliseconds: Int32 = 0
 
-    /// The delays of SQLite's own busy timeout handler, in milliseconds.
-    private static let busyDelays: [Int32] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
-
-    /// Whether to retry after the `attempt`-th wait (from 0), having slept first.
+    /// Whether to retry after the `attempt`-th wait (from 0), having slept first: SQLite's own sleeps
+    /// (``BusyBackoff``), cut short at the timeout.
     fileprivate func retryAfterBusy(attempt: Int32) -> Bool {
-        let count = Int32(Self.busyDelays.count)
-        let index = Int(min(attempt, count - 1))
-        let before =
-            attempt < count
-            ? Self.busyDelays.prefix(index).reduce(0, +)
-            : Self.busyDelays.reduce(0, +) + (attempt - count) * 100
-        var delay = Self.busyDelays[index]
-        if before + delay > busyTimeoutMilliseconds {
-            delay = busyTimeoutMilliseconds - before
+        let before = BusyBackoff.slept(before: attempt)
+        var delay = BusyBackoff.delay(attempt: attempt)
+        if before + delay > Int64(busyTimeoutMilliseconds) {
+            delay = Int64(busyTimeoutMilliseconds) - before
             if delay <= 0 { return false }
         }
         busyRetries?.increment()
-        sqlite3_sleep(delay)
+        sqlite3_sleep(Int32(delay))
         return true
     }
 

@@ -152,12 +152,14 @@ public final class Statement {
         self.parameterCount = Int(sqlite3_bind_parameter_count(prepared))
         self.strategies = database.strategies
         self.reprepareCount = sqlite3_stmt_status(prepared, SQLITE_STMTSTATUS_REPREPARE, 0)
+        database.connection.observer?.register(prepared)
     }
 
     deinit {
         // When the database was closed first, it already finalized this statement.
         if connection.handle != nil {
             sqlite3_finalize(handle)
+            connection.observer?.forget(handle)
         }
     }
 

@@ -33,14 +33,14 @@ enum TestBackends {
 @Suite(.serialized)
 struct ObservabilityTests {
     /// A logger at `level` whose entries the test reads.
-    private static func capturingLogger(_ level: Logger.Level = .trace) -> (Logger, InMemoryLogHandler) {
+    static func capturingLogger(_ level: Logger.Level = .trace) -> (Logger, InMemoryLogHandler) {
         var handler = InMemoryLogHandler()
         handler.logLevel = level
         let captured = handler
         return (Logger(label: "strata.tests", factory: { _ in captured }), handler)
     }
 
-    private static func notesDatabase(_ observability: DatabaseObservability) throws -> Database {
+    static func notesDatabase(_ observability: DatabaseObservability) throws -> Database {
         let db = try Database()
         try db.execute(query: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE)")
         db.observability = observability
@@ -272,6 +272,15 @@ struct ObservabilityTests {
         try await smallWrite.value
         await pool.close()
         #expect(TestBackends.metrics.counterTotal(label: StrataMetric.pausableWriteYields) == 1)
+        // The writer is counted once at a time: the pausable write's, then the small write's while it gives way,
+        // then the pausable write's again. Four waits: the CREATE, the pausable write, the small write, and the
+        // pausable write taking the writer back.
+        let inUse = try TestBackends.metrics.expectMeter(StrataMetric.poolConnectionsInUse, [("kind", "writer")])
+        #expect(inUse.values.max() == 1)
+        #expect(inUse.lastValue == 0)
+        #expect(inUse.values.count == 8)
+        let waits = try TestBackends.metrics.expectTimer(StrataMetric.poolWait, [("kind", "writer")])
+        #expect(waits.values.count == 4)
     }
 
     @Test func busyRetriesAreCounted() async throws {

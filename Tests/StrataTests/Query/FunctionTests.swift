@@ -110,6 +110,28 @@ struct FunctionTests {
         #expect(try db.fetchOne(String.self, query: "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func aCollationNeverComparesTextThatIsNotValidUTF8Repaired() throws {
+        let db = try Database()
+        try db.createCollation("unicode_ci") { a, b in a.caseInsensitiveCompare(b) }
+        // x'ff' and x'fe' are both invalid UTF-8: repaired, both were U+FFFD, and so equal.
+        #expect(
+            try db.fetchOne(Int.self, query: "SELECT CAST(x'ff' AS TEXT) = CAST(x'fe' AS TEXT) COLLATE unicode_ci") == 0
+        )
+        #expect(
+            try db.fetchOne(Int.self, query: "SELECT CAST(x'ff' AS TEXT) = CAST(x'ff' AS TEXT) COLLATE unicode_ci") == 1
+        )
+        // A total order an index can use: valid text by the collation, then invalid UTF-8 by its bytes.
+        try db.execute(query: "CREATE TABLE tag (name TEXT COLLATE unicode_ci UNIQUE)")
+        try db.execute(
+            query:
+                "INSERT INTO tag VALUES (CAST(x'ff' AS TEXT)), (CAST(x'fe41' AS TEXT)), (CAST(x'fe' AS TEXT)), ('b'), ('A')"
+        )
+        #expect(
+            try db.fetchAll(String.self, query: "SELECT hex(name) FROM tag ORDER BY name")
+                == ["41", "62", "FE", "FE41", "FF"])
+        #expect(try db.fetchOne(String.self, query: "PRAGMA integrity_check") == "ok")
+    }
+
     @Test func unicodeCaseFunctionsReplaceTheASCIIOnesOnOneConnection() throws {
         let db = try Database()
         #expect(try db.fetchOne(String.self, query: "SELECT upper('émile')") == "éMILE")
@@ -133,5 +155,91 @@ struct FunctionTests {
         #expect(written == "É")
         #expect(read == "é")
         await pool.close()
+    }
+
+    /// Values of every storage class that is not valid UTF-8 TEXT, as SQL: the Unicode `upper` and `lower` must give
+    /// exactly what SQLite's built-ins give for each (and for ASCII TEXT, which the two agree on).
+    static let caseFunctionExpressions: [String] = [
+        "NULL", "0", "-1", "42", "9223372036854775807", "-9223372036854775808",
+        "1e20", "0.1 + 0.2", "-0.0", "0.0", "1.5", "1e15", "1e16", "123456789012345678.0", "9e999", "-9e999",
+        "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "1.0 / 3", "x''", "x'00'", "x'616263'",
+        "x'4142ff00617a'", "x'c3a9'", "x'80'", "CAST(x'ff61' AS TEXT)", "CAST(x'61c3' AS TEXT)", "''",
+        "'abc XYZ 123 e+'", "CAST(x'610062' AS TEXT)",
+    ]
+
+    /// Reals of every magnitude, bound as parameters: from the smallest subnormal to the largest finite value, with
+    /// their neighbours, negatives and the infinities.
+    static var boundReals: [Double] {
+        var values: [Double] = [
+            0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
+            .ulpOfOne, 0.1 + 0.2, 1.0 / 3, 9_007_199_254_740_992, 9_007_199_254_740_994, 1e15, 1e16, 1e17,
+        ]
+        for exponent in stride(from: -324, through: 308, by: 7) {
+            let value = Double("1e\(exponent)") ?? 0
+            values += [value, -value, value.nextUp, value * 1.5, value * 7.123456789]
+        }
+        return values
+    }
+
+    /// The storage class and bytes of `function(argument)`, the argument written as SQL or bound.
+    private static func caseResult(
+        _ function: String, _ argument: String, bound value: DatabaseValue? = nil, in db: Database
+    ) throws -> [String] {
+        let statement = try db.prepare(query: "SELECT typeof(\(function)(\(argument))), hex(\(function)(\(argument)))")
+        if let value { try statement.bind(value: value, at: 1) }
+        let row = try #require(try statement.next())
+        return [try row[0] as String, try row[1] as String]
+    }
+
+    @Test(arguments: ["upper", "lower"])
+    func unicodeCaseFunctionsGiveWhatTheBuiltInsGiveForEveryNonTextArgument(function: String) throws {
+        let builtIn = try Database()
+        let unicode = try Database()
+        try unicode.useUnicodeCaseFunctions()
+        for expression in Self.caseFunctionExpressions {
+            let expected = try Self.caseResult(function, expression, in: builtIn)
+            let actual = try Self.caseResult(function, expression, in: unicode)
+            #expect(actual == expected, "\(function)(\(expression))")
+        }
+        var bound: [DatabaseValue] = Self.boundReals.map { .real($0) }
+        bound += [Int64.min, Int64.min + 1, -1, 0, 1, 1 << 53, (1 << 53) + 1, Int64.max].map { .integer($0) }
+        bound += [.null, .blob(Data()), .blob(Data([0])), .blob(Data("Mixed Case é".utf8)), .blob(Data([0xff, 0x61]))]
+        for value in bound {
+            let expected = try Self.caseResult(function, "?", bound: value, in: builtIn)
+            let actual = try Self.caseResult(function, "?", bound: value, in: unicode)
+            #expect(actual == expected, "\(function)(\(value))")
+        }
+    }
+
+    @Test func unicodeCaseFunctionsGiveSQLitesTextOfANumber() throws {
+        let db = try Database()
+        try db.useUnicodeCaseFunctions()
+        #expect(try db.fetchOne(String.self, query: "SELECT upper(1e20)") == "1.0E+20")
+        #expect(try db.fetchOne(String.self, query: "SELECT lower(1e20)") == "1.0e+20")
+        #expect(try db.fetchOne(String.self, query: "SELECT upper(0.1 + 0.2)") == "0.3")
+        #expect(try db.fetchOne(String.self, query: "SELECT upper(-0.0)") == "0.0")
+        #expect(try db.fetchOne(String.self, query: "SELECT upper(9e999)") == "INF")
+        #expect(try db.fetchOne(String.self, query: "SELECT typeof(upper(x'6162'))") == "text")
+        #expect(try db.fetchOne(String.self, query: "SELECT upper(x'6162c3a9')") == "ABé")
+        // Valid UTF-8 TEXT is what changes: every letter Unicode knows.
+        #expect(try db.fetchOne(String.self, query: "SELECT upper('straße ǆ')") == "STRASSE Ǆ")
+        #expect(try db.fetchOne(String.self, query: "SELECT hex(upper(CAST(x'ff61' AS TEXT)))") == "FF41")
+    }
+
+    @Test func aFunctionArgumentThatIsNotValidUTF8TextFailsTheStatement() throws {
+        let db = try Database()
+        var calls = 0
+        try db.createFunction("echo", argumentCount: 2) { args in
+            calls += 1
+            return args[1]
+        }
+        let error = expectError(.sqlite) {
+            _ = try db.fetchOne(DatabaseValue.self, query: "SELECT echo(1, CAST(x'ff61' AS TEXT))")
+        }
+        #expect(error.text.contains("argument 2 is TEXT that is not valid UTF-8"))
+        #expect(calls == 0)
+        // The same bytes as a BLOB reach the function as they are.
+        #expect(try db.fetchOne(DatabaseValue.self, query: "SELECT echo(1, x'ff61')") == .blob(Data([0xff, 0x61])))
+        #expect(try db.fetchOne(DatabaseValue.self, query: "SELECT echo(1, CAST(x'610062' AS TEXT))") == .text("a\0b"))
     }
 }
