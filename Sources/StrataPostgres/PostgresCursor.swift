@@ -11,9 +11,15 @@ internal import StrataCore
 ///
 /// Reading it after the body of its `read` or `write` returned throws ``DatabaseError/Code/connectionClosed``:
 /// the connection belongs to the pool again.
+///
+/// **Leaving the loop early costs nothing on the connection.** The session's next statement would otherwise wait
+/// for every remaining row: a left cursor's last rows are read and dropped when they are few, and its statement is
+/// cancelled on the server when they are many (a statement that changes data, `UPDATE ... RETURNING`, runs to its
+/// end). A cursor whose loop runs another statement on the session reads its remaining rows into memory first,
+/// and goes on with them.
 public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
-    /// The rows as postgres-nio streams them.
-    let rows: PostgresRowSequence
+    /// The rows, kept by the session too.
+    private let hold: PostgresResultHold
     /// How each row is decoded.
     let decoder: PostgresRowDecoder
     /// The session the rows belong to, which must still be open when a row is read.
@@ -21,23 +27,30 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
     /// The SQL, for errors.
     let sql: String
 
+    init(result: PostgresOpenResult, decoder: PostgresRowDecoder, session: PostgresSession, sql: String) {
+        hold = PostgresResultHold(result, iterator: false)
+        self.decoder = decoder
+        self.session = session
+        self.sql = sql
+    }
+
     /// An iterator over the rows, decoded.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(rows: rows.makeAsyncIterator(), decoder: decoder, session: session, sql: sql)
+        AsyncIterator(
+            hold: PostgresResultHold(hold.result, iterator: true), decoder: decoder, session: session, sql: sql)
     }
 
     /// Reads and decodes the next row.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var rows: PostgresRowSequence.AsyncIterator
+        /// The rows; while the iterator lives, the session keeps them for it.
+        private let hold: PostgresResultHold
         let decoder: PostgresRowDecoder
         let session: PostgresSession
         let sql: String
         var columns: PostgresColumns?
 
-        init(
-            rows: PostgresRowSequence.AsyncIterator, decoder: PostgresRowDecoder, session: PostgresSession, sql: String
-        ) {
-            self.rows = rows
+        init(hold: PostgresResultHold, decoder: PostgresRowDecoder, session: PostgresSession, sql: String) {
+            self.hold = hold
             self.decoder = decoder
             self.session = session
             self.sql = sql
@@ -46,16 +59,9 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
         /// The next row decoded, or nil after the last.
         ///
         /// - Throws: ``PostgresError`` when the query fails while rows arrive; a `DecodingError` for a row that does
-        ///   not decode as `Element`.
+        ///   not decode as `Element`; ``DatabaseError/Code/connectionClosed`` after the session's body returned.
         public mutating func next() async throws -> Element? {
-            try session.checkOpen(sql: sql)
-            let row: PostgresRow?
-            do {
-                row = try await rows.next()
-            } catch {
-                throw PostgresError.translating(error, sql: sql, endpoint: session.endpoint)
-            }
-            guard let row else { return nil }
+            guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }
             let columns = self.columns ?? PostgresColumns(row: row)
             self.columns = columns
             return try decoder.decode(Element.self, from: row, columns: columns)

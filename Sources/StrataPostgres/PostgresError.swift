@@ -42,8 +42,21 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let databaseMissing = Code("database missing")
         /// The connection URL cannot be used.
         public static let invalidURL = Code("invalid URL")
-        /// The connection closed, or the pool stopped, while a statement was running or waiting.
+        /// The pool was closed: ``PostgresPool/close()`` was called, or its ``PostgresPool/run()`` ended, before
+        /// the request.
         public static let connectionClosed = Code("connection closed")
+        /// The connection broke before the statement's answer came: the server ended it (a restart,
+        /// `pg_terminate_backend`, `idle_in_transaction_session_timeout`) or the network failed. **Nothing of the
+        /// `write` it ran in committed**; the pool opens a new connection for the next request.
+        public static let connectionLost = Code("connection lost")
+        /// The connection broke while `COMMIT` was running: it was sent and no answer came, so **the transaction may
+        /// or may not have committed**. Check what is in the database before retrying the write.
+        public static let commitOutcomeUnknown = Code("commit outcome unknown")
+        /// A statement was refused without reaching the server because an earlier statement of the same
+        /// transaction block failed (PostgreSQL aborts a transaction at its first error). The block rolls back and
+        /// throws that first failure when it ends; run a statement that may fail in a nested
+        /// ``PostgresSession/transaction(_:)`` to go on after it.
+        public static let transactionAborted = Code("transaction aborted")
     }
 
     /// The kind of failure.
@@ -114,17 +127,39 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 }
 
 extension PostgresError {
+    /// What a failed statement was doing when the error came, which decides its code.
+    enum Phase {
+        /// Opening a connection: any failure is ``Code/connectionFailed`` (or a refusal of the role or database).
+        case connecting
+        /// Running a statement other than `COMMIT`.
+        case statement
+        /// Running `COMMIT`: a connection that breaks now leaves the outcome unknown.
+        case commit
+    }
+
     /// The error to throw for `error`, which postgres-nio or the network threw while running `sql` against the
-    /// server at `endpoint`. An error that is already Strata's is returned as it is.
-    static func translating(_ error: any Error, sql: String?, endpoint: PostgresEndpoint) -> any Error {
+    /// server at `endpoint` during `phase`. An error that is already Strata's is returned as it is.
+    ///
+    /// Messages are one line in plain words: postgres-nio's and NIO's type and case names never show.
+    static func translating(
+        _ error: any Error, sql: String?, endpoint: PostgresEndpoint, phase: Phase = .statement
+    ) -> any Error {
         if error is PostgresError || error is DatabaseError || error is DecodingError || error is CancellationError {
             return error
         }
-        guard let psqlError = error as? PSQLError else {
+        if error is PostgresConnectionClosedBeforeSending {
+            // Nothing was sent: even a COMMIT that never left is certainly not committed.
             return PostgresError(
-                code: .connectionFailed,
-                message: "could not connect to \(endpoint): \(describe(error, endpoint: endpoint))",
+                code: phase == .connecting ? .connectionFailed : .connectionLost,
+                message: "the connection to \(endpoint) was closed by the server before the statement was sent",
                 sql: sql)
+        }
+        guard let psqlError = error as? PSQLError else {
+            return broken(reason: describe(error, endpoint: endpoint), sqlState: nil, sql: sql, endpoint: endpoint, phase: phase)
+        }
+        if psqlError.serverInfo == nil, let fatal = psqlError.underlying as? PSQLError, fatal.serverInfo != nil {
+            // The connection closed after the server's FATAL error, which says why.
+            return translating(fatal, sql: sql, endpoint: endpoint, phase: phase)
         }
         if let info = psqlError.serverInfo, let state = info[.sqlState] {
             let message = info[.message] ?? "no message"
@@ -136,32 +171,97 @@ extension PostgresError {
             case "3D000":
                 return PostgresError(
                     code: .databaseMissing, sqlState: state, message: "\(message) on \(endpoint.hostAndPort)")
+            case _ where phase == .connecting:
+                // Too many connections (53300), a server starting up or shutting down (57P03)...
+                return PostgresError(
+                    code: .connectionFailed, sqlState: state, message: "could not connect to \(endpoint): \(message)")
+            case _ where endsConnection(sqlState: state):
+                // The server ends the connection after this error: a FATAL, not a statement's failure.
+                return broken(reason: message, sqlState: state, sql: sql, endpoint: endpoint, phase: phase)
             default:
                 return PostgresError(
                     code: .server, sqlState: state, message: message, detail: info[.detail], sql: sql)
             }
         }
         switch psqlError.code {
-        case .connectionError:
-            let reason = psqlError.underlying.map { describe($0, endpoint: endpoint) } ?? "connection error"
-            return PostgresError(code: .connectionFailed, message: "could not connect to \(endpoint): \(reason)")
+        case .authMechanismRequiresPassword:
+            return PostgresError(
+                code: .authenticationFailed,
+                message: "authentication failed for \(endpoint): the server asks for a password and the URL has none")
+        case .unsupportedAuthMechanism:
+            return PostgresError(
+                code: .authenticationFailed,
+                message: "authentication failed for \(endpoint): the server asks for an authentication method "
+                    + "postgres-nio does not support")
+        case .saslError:
+            return PostgresError(
+                code: .authenticationFailed,
+                message: "authentication failed for \(endpoint): the SCRAM exchange with the server failed")
         case .sslUnsupported:
             return PostgresError(
                 code: .connectionFailed,
                 message: "could not connect to \(endpoint): the server does not use TLS, which "
                     + "sslmode=\(endpoint.tls.rawValue) requires")
-        case .authMechanismRequiresPassword:
+        case .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
             return PostgresError(
-                code: .authenticationFailed,
-                message: "authentication failed for \(endpoint): the server asks for a password and the URL has none")
-        case .serverClosedConnection, .clientClosedConnection, .poolClosed, .queryCancelled, .uncleanShutdown:
-            return PostgresError(
-                code: .connectionClosed, message: "the connection to \(endpoint) closed (\(psqlError.code))", sql: sql)
+                code: .connectionFailed, message: "could not connect to \(endpoint): TLS could not be set up")
+        case .poolClosed:
+            return PostgresPool.closedError(endpoint: endpoint, sql: sql)
+        case .queryCancelled:
+            return CancellationError()
+        case .tooManyParameters:
+            return DatabaseError(
+                code: .invalidArgument, message: "a PostgreSQL statement takes at most 65,535 parameters", sql: sql)
+        case .connectionError:
+            let reason = psqlError.underlying.map { describe($0, endpoint: endpoint) } ?? "the network failed"
+            return broken(reason: reason, sqlState: nil, sql: sql, endpoint: endpoint, phase: phase)
+        case .serverClosedConnection, .uncleanShutdown:
+            return broken(
+                reason: "the server closed the connection", sqlState: nil, sql: sql, endpoint: endpoint, phase: phase)
+        case .clientClosedConnection:
+            return broken(
+                reason: "the connection was closed (a cancelled statement did not stop)", sqlState: nil, sql: sql,
+                endpoint: endpoint, phase: phase)
+        case .messageDecodingFailure, .unexpectedBackendMessage, .invalidCommandTag:
+            return broken(
+                reason: "the server sent a message the client could not read", sqlState: nil, sql: sql,
+                endpoint: endpoint, phase: phase)
         default:
+            return broken(
+                reason: "the PostgreSQL client failed", sqlState: nil, sql: sql, endpoint: endpoint, phase: phase)
+        }
+    }
+
+    /// The error of a connection that could not be opened, broke, or broke during `COMMIT`.
+    private static func broken(
+        reason: String, sqlState: String?, sql: String?, endpoint: PostgresEndpoint, phase: Phase
+    ) -> PostgresError {
+        switch phase {
+        case .connecting:
             return PostgresError(
-                code: .connectionFailed, message: "PostgreSQL client error (\(psqlError.code)) with \(endpoint)",
+                code: .connectionFailed, sqlState: sqlState, message: "could not connect to \(endpoint): \(reason)")
+        case .statement:
+            return PostgresError(
+                code: .connectionLost, sqlState: sqlState,
+                message: "the connection to \(endpoint) was lost: \(reason)", sql: sql)
+        case .commit where sqlState == "25P03":
+            // idle_in_transaction_session_timeout ended the session before COMMIT ran: it rolled back.
+            return PostgresError(
+                code: .connectionLost, sqlState: sqlState,
+                message: "the connection to \(endpoint) was lost before COMMIT ran: \(reason)", sql: sql)
+        case .commit:
+            return PostgresError(
+                code: .commitOutcomeUnknown, sqlState: sqlState,
+                message: "the connection to \(endpoint) was lost while COMMIT ran (\(reason)): the transaction may "
+                    + "or may not have committed; check before retrying",
                 sql: sql)
         }
+    }
+
+    /// Whether the server ends the connection with an error of `sqlState`: an administrator's or a crash's
+    /// shutdown, a dropped database, a session or idle-in-transaction timeout, or a connection exception.
+    static func endsConnection(sqlState: String) -> Bool {
+        sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") || sqlState == "25P03"
     }
 
     /// A short description of a network, TLS or pool error, without postgres-nio's or BoringSSL's dump of their
@@ -194,10 +294,38 @@ extension PostgresError {
             if let colon = text.range(of: "): ") { return String(text[colon.upperBound...]) }
             return text
         }
-        let text = "\(error)"
-        if let connectionRefused = text.range(of: "Connection refused") {
-            return String(text[connectionRefused])
+        if let channelError = error as? ChannelError {
+            switch channelError {
+            case .connectTimeout(let timeout):
+                return "no answer within \(timeout.nanoseconds / 1_000_000_000) s"
+            case .ioOnClosedChannel, .alreadyClosed, .eof, .outputClosed, .inputClosed:
+                return "the connection closed"
+            default:
+                return "the network failed"
+            }
         }
-        return text.split(separator: "\n").first.map(String.init) ?? text
+        // NIO's connection error (NIOPosix, not imported here): a DNS failure, or one failure per address tried.
+        let children = Mirror(reflecting: error).children
+        if children.contains(where: { ["dnsAError", "dnsAAAAError"].contains($0.label) && $0.value is any Error }) {
+            return "the host name could not be resolved"
+        }
+        if let attempts = children.first(where: { $0.label == "connectionErrors" })?.value as? [Any],
+            let attempt = attempts.first,
+            let underlying = Mirror(reflecting: attempt).children.first(where: { $0.label == "error" })?.value
+                as? any Error
+        {
+            return describe(underlying, endpoint: endpoint)
+        }
+        let text = "\(error)".split(separator: "\n").first.map(String.init) ?? ""
+        // A dump of a type (`SomeError(field: ...)`, `SomeError.case`) says nothing a reader can act on.
+        let name = text.prefix(while: { $0.isLetter || $0.isNumber || $0 == "_" })
+        if name.isEmpty || text.dropFirst(name.count).first.map({ $0 == "(" || $0 == "." }) == true {
+            return "the network failed"
+        }
+        return text
     }
 }
+
+/// A statement was not sent because its connection had already closed (postgres-nio 1.33.2 would wait forever
+/// for the answer of a query written to a closed channel).
+struct PostgresConnectionClosedBeforeSending: Error {}

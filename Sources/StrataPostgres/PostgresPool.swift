@@ -4,53 +4,57 @@ public import ServiceLifecycle
 internal import StrataCore
 
 /// Strata's PostgreSQL database: the same `Model` types and `QueryRequest`s as on SQLite, run on a pool of
-/// connections through postgres-nio's `PostgresClient`.
+/// connections through postgres-nio.
 ///
 /// ```swift
 /// let pool = try PostgresPool(url: "postgres://app@db.internal:5432/app", connections: 16)
-/// try await withThrowingDiscardingTaskGroup { group in
-///     group.addTask { try await pool.run() }     // or pass the pool to a ServiceGroup
-///     try await pool.write { db in try await db.insert(&note) }
-///     let happy = try await pool.read { db in try await db.fetchAll(Note.filter(Column("mood") == "happy")) }
-///     group.cancelAll()
-/// }
+/// try await pool.write { db in try await db.insert(&note) }
+/// let happy = try await pool.read { db in try await db.fetchAll(Note.filter(Column("mood") == "happy")) }
+/// await pool.close()
 /// ```
 ///
-/// - **The pool runs while it is used.** postgres-nio's client does its work in ``run()``: run the pool in a task
-///   group or a ServiceLifecycle `ServiceGroup` for as long as it is used. A `read` or `write` waits for it.
+/// - **The pool works as soon as it is created**, and ends with ``close()``. It is also a ServiceLifecycle
+///   `Service`: in a `ServiceGroup`, ``run()`` closes it at graceful shutdown.
 /// - **A write is a transaction.** ``write(_:)`` runs its body between `BEGIN` and `COMMIT` and returns the
-///   body's value; when the body throws, it rolls back and rethrows: nothing the body wrote stays.
+///   body's value; when the body throws, it rolls back and rethrows: nothing the body wrote stays. **A statement
+///   PostgreSQL rejects fails the write even when the body catches its error** (PostgreSQL aborts the
+///   transaction): the write rolls back and throws that error when the body returns. Run a statement that may fail
+///   in a nested ``PostgresSession/transaction(_:)``. **A write never returns unless PostgreSQL said `COMMIT`.**
+/// - **A broken connection is never reported as a commit.** A connection that breaks before `COMMIT` throws
+///   ``PostgresError/Code/connectionLost`` (nothing committed); one that breaks while `COMMIT` runs throws
+///   ``PostgresError/Code/commitOutcomeUnknown`` (check before retrying). Nothing is retried for you; the pool
+///   replaces the connection.
 /// - **Reads go to the replicas.** With `replicas`, ``read(_:)`` runs on them in turn; writes always run on the
 ///   primary. A replica may lag behind the primary: a read right after a write may not see it.
+/// - **A connection comes back as it was lent.** After a request that may have changed its session (`SET`,
+///   `set_config`, `SET ROLE`, a temporary table, `LISTEN`, a session advisory lock, a migration), the
+///   connection is reset with `DISCARD ALL` before the next request gets it. Settings of the URL's `options` stay.
 /// - **Errors say what failed.** A statement PostgreSQL rejects throws ``PostgresError`` with its SQLSTATE, message
 ///   and SQL; a server that cannot be reached, a role it refuses and a database it lacks each throw a one-line
-///   ``PostgresError`` (the first use of each server opens one extra connection to find out, without waiting for
-///   the pool's retries).
+///   ``PostgresError`` at once, and the next request tries the server again.
+/// - **A cancelled task cancels its statement** on the server (`pg_cancel_backend`), so that it ends at once and
+///   the connection serves the next request.
 public final class PostgresPool: Sendable, Service {
     /// The server that runs every write.
-    private let primary: PostgresEndpointClient
+    private let primary: PostgresConnectionPool
     /// The servers that run the reads, in turn; empty when reads run on the primary.
-    private let replicas: [PostgresEndpointClient]
+    private let replicas: [PostgresConnectionPool]
     /// The index of the replica for the next read.
     private let nextReplica = LockedValue(0)
-    /// Whether ``run()`` was called.
-    private let isRunning = LockedValue(false)
-    /// Where postgres-nio logs.
-    private let logger: Logger
 
     /// A pool of at most `connections` connections to the server at `url`, and as many to each of `replicas`.
     ///
     /// `url` is `postgres://user:password@host:port/database`, read as libpq reads it: an IPv6 host in brackets, a
     /// Unix socket's folder (`?host=/var/run/postgresql`), libpq's `sslmode`s (`prefer` by default) and
-    /// `sslrootcert`. No connection opens until the pool runs and is used.
+    /// `sslrootcert`. No connection opens until the first request; the pool is usable at once.
     ///
     /// - Parameters:
     ///   - url: The primary server, which runs every write.
     ///   - connections: The most connections open to each server at once.
     ///   - replicas: Read replicas, which run the reads in turn; none by default.
-    ///   - logger: Where postgres-nio logs the pool's background work (connections opening and closing); nothing by
-    ///     default. Its trace level is not passed on: there postgres-nio writes every message of the wire protocol,
-    ///     bound values, rows and PostgreSQL's detail lines included, which may be private data.
+    ///   - logger: Where postgres-nio logs the connections' background work; nothing by default. Its trace level is
+    ///     not passed on: there postgres-nio writes every message of the wire protocol, bound values, rows and
+    ///     PostgreSQL's detail lines included, which may be private data.
     /// - Throws: ``PostgresError/Code/invalidURL`` for a URL that cannot be used, naming it without its password;
     ///   ``DatabaseError/Code/invalidArgument`` for fewer than one connection.
     public init(
@@ -63,30 +67,51 @@ public final class PostgresPool: Sendable, Service {
         }
         var logger = logger
         logger.logLevel = max(logger.logLevel, .debug)
-        self.logger = logger
-        primary = try PostgresEndpointClient(url: url, connections: connections, logger: logger)
+        primary = PostgresConnectionPool(
+            endpoint: try PostgresEndpoint(url: url), maximum: connections, logger: logger)
         self.replicas = try replicas.map {
-            try PostgresEndpointClient(url: $0, connections: connections, logger: logger)
+            PostgresConnectionPool(endpoint: try PostgresEndpoint(url: $0), maximum: connections, logger: logger)
         }
     }
 
-    /// Runs the pool's clients until the task is cancelled or, in a `ServiceGroup`, until graceful shutdown; then
-    /// closes every connection. Call it once.
+    /// Closes the pool: **new requests throw ``PostgresError/Code/connectionClosed`` at once, requests asked for
+    /// before finish, then every connection closes.** Calling it again, or from several tasks, is safe: each call
+    /// returns once everything is closed.
     ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` when the pool already ran.
-    public func run() async throws {
-        let alreadyRan = isRunning.withLock { running in
-            defer { running = true }
-            return running
-        }
-        guard !alreadyRan else {
-            throw DatabaseError(code: .invalidArgument, message: "PostgresPool.run() was called twice: run a pool once")
-        }
+    /// ```swift
+    /// let pool = try PostgresPool(url: databaseURL)
+    /// let count = try await pool.read { db in try await db.fetchCount(Note.all()) }
+    /// await pool.close()
+    /// ```
+    public func close() async {
         await withDiscardingTaskGroup { group in
-            for client in [primary] + replicas {
-                group.addTask { await client.client.run() }
+            for pool in [primary] + replicas {
+                group.addTask { await pool.close() }
             }
         }
+    }
+
+    /// Whether ``close()`` has been called: from then on new requests throw ``PostgresError/Code/connectionClosed``.
+    public var isClosed: Bool {
+        primary.isClosed
+    }
+
+    /// Waits until graceful shutdown in a `ServiceGroup`, or until the task is cancelled, then closes the pool
+    /// (``close()``) and returns; returns at once when the pool is already closed.
+    ///
+    /// The pool does not need it to work: it is there for apps that run their services in a ServiceLifecycle
+    /// `ServiceGroup`. List the pool before the services that use it, so that they stop first.
+    ///
+    /// ```swift
+    /// let group = ServiceGroup(services: [pool, server], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// try await group.run()
+    /// ```
+    public func run() async throws {
+        guard !isClosed else { return }
+        // `gracefulShutdown()` returns on graceful shutdown and throws on cancellation: both end the wait. Outside a
+        // service group it waits for cancellation alone.
+        try? await gracefulShutdown()
+        await close()
     }
 
     /// Runs `body` in a transaction on the primary: it commits when `body` returns and rolls back when it throws.
@@ -99,24 +124,14 @@ public final class PostgresPool: Sendable, Service {
     /// }
     /// ```
     ///
-    /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws (after the rollback), or ``PostgresError`` when the transaction cannot begin or
-    ///   commit.
+    /// - Returns: What `body` returns, once PostgreSQL committed.
+    /// - Throws: What `body` throws (after the rollback); the first statement of the body PostgreSQL rejected,
+    ///   when the body went on after it (after the rollback); ``PostgresError`` when the transaction cannot
+    ///   begin or commit: ``PostgresError/Code/connectionLost`` (nothing committed),
+    ///   ``PostgresError/Code/commitOutcomeUnknown`` (the connection broke while `COMMIT` ran: it may have
+    ///   committed), ``PostgresError/Code/connectionClosed`` (the pool is closed).
     public func write<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
-        try await primary.withSession(logger: logger) { session in
-            try await session.run(sql: "BEGIN")
-            let result: Result
-            do {
-                result = try await body(session)
-            } catch {
-                // The body's error is the one to report; a failed rollback closes the connection, which postgres-nio
-                // then drops from the pool.
-                try? await session.run(sql: "ROLLBACK")
-                throw error
-            }
-            try await session.run(sql: "COMMIT")
-            return result
-        }
+        try await primary.withSession { session in try await session.transaction(body) }
     }
 
     /// Runs `body` on a replica when the pool has any (each read on the next one), otherwise on the primary, in
@@ -126,17 +141,22 @@ public final class PostgresPool: Sendable, Service {
     /// let notes = try await pool.read { db in try await db.fetchAll(Note.order(Column("id"))) }
     /// ```
     public func read<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
-        let client: PostgresEndpointClient
+        let pool: PostgresConnectionPool
         if replicas.isEmpty {
-            client = primary
+            pool = primary
         } else {
             let index = nextReplica.withLock { next in
                 defer { next = (next + 1) % replicas.count }
                 return next
             }
-            client = replicas[index]
+            pool = replicas[index]
         }
-        return try await client.withSession(logger: logger, body)
+        return try await pool.withSession(body)
+    }
+
+    /// The error of a request to a closed pool.
+    static func closedError(endpoint: PostgresEndpoint, sql: String?) -> PostgresError {
+        PostgresError(code: .connectionClosed, message: "the PostgreSQL pool of \(endpoint) is closed", sql: sql)
     }
 
     /// Runs `body` on a connection to the primary in autocommit mode, outside any transaction: for the migrations
@@ -144,71 +164,6 @@ public final class PostgresPool: Sendable, Service {
     func writeWithoutTransaction<Result: Sendable>(
         _ body: (PostgresSession) async throws -> Result
     ) async throws -> Result {
-        try await primary.withSession(logger: logger, body)
+        try await primary.withSession(body)
     }
-}
-
-/// One server of a pool: its address, postgres-nio's client for it, and whether it was reached once.
-final class PostgresEndpointClient: Sendable {
-    /// The server's address.
-    let endpoint: PostgresEndpoint
-    /// postgres-nio's pool of connections to the server.
-    let client: PostgresClient
-    /// Whether a connection to the server opened once: until then, each use first checks that it can.
-    private let isChecked = LockedValue(false)
-
-    /// The client of the server at `url`, with at most `connections` connections.
-    init(url: String, connections: Int, logger: Logger) throws {
-        endpoint = try PostgresEndpoint(url: url)
-        client = PostgresClient(
-            configuration: endpoint.clientConfiguration(connections: connections), backgroundLogger: logger)
-    }
-
-    /// Runs `body` with a session on a connection of the pool.
-    func withSession<Result: Sendable>(logger: Logger, _ body: (PostgresSession) async throws -> Result)
-        async throws -> Result
-    {
-        if !isChecked.withLock({ $0 }) {
-            try await check(logger: logger)
-        }
-        do {
-            return try await client.withConnection { connection in
-                let session = PostgresSession(connection: connection, endpoint: endpoint, logger: logger)
-                defer { session.end() }
-                do {
-                    return try await body(session)
-                } catch {
-                    throw BodyError(error: error)
-                }
-            }
-        } catch let error as BodyError {
-            throw error.error
-        } catch {
-            // postgres-nio's pool gives up on a server it cannot reach after a minute of retries, with an error of
-            // its own that does not say why: one more connection attempt tells, when it fails.
-            if !(error is PSQLError), !(error is CancellationError) {
-                try await check(logger: logger)
-            }
-            throw PostgresError.translating(error, sql: nil, endpoint: endpoint)
-        }
-    }
-
-    /// Opens and closes one connection, so that a server that cannot be reached, a role it refuses or a database
-    /// it lacks throws its own clear error at once, instead of the pool retrying for a minute.
-    private func check(logger: Logger) async throws {
-        do {
-            let connection = try await PostgresConnection.connect(
-                configuration: try endpoint.connectionConfiguration(), id: 0, logger: logger)
-            try? await connection.close()
-        } catch {
-            throw PostgresError.translating(error, sql: nil, endpoint: endpoint)
-        }
-        isChecked.withLock { $0 = true }
-    }
-}
-
-/// An error of a session's body, carried through postgres-nio's `withConnection` untouched.
-private struct BodyError: Error {
-    /// The error the body threw.
-    let error: any Error
 }

@@ -13,14 +13,7 @@ extension PostgresSession {
         columns: [String], rows: [[DatabaseValue]], returnsRows: Bool, changes: Int
     ) {
         // The text as typed, without parameters: a `:name` in it is PostgreSQL's to read.
-        let statement = PostgresStatement(sql: sql, values: [])
-        try checkOpen(sql: statement.sql)
-        let result: PostgresQueryResult
-        do {
-            result = try await connection.query(try statement.query(), logger: logger).get()
-        } catch {
-            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
-        }
+        let result = try await collectResult(PostgresStatement(sql: sql, values: []))
         guard let first = result.rows.first else {
             return ([], [], result.metadata.command.hasPrefix("SELECT"), result.metadata.rows ?? 0)
         }

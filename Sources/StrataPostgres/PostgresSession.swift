@@ -16,35 +16,35 @@ public import StrataCore
 ///   dictionary of storable values or an `Encodable` value whose coding keys name them, as on SQLite.
 /// - **A session is used inside its body only.** It belongs to the pool once the body returns; a cursor read
 ///   after that throws.
+/// - **A statement PostgreSQL rejects fails its transaction block** (the `write`, or a nested
+///   ``transaction(_:)``), even when the body catches the error: the block's later statements throw
+///   ``PostgresError/Code/transactionAborted``, and the block rolls back and throws the first failure when the
+///   body returns. Run a statement that may fail in a nested ``transaction(_:)``.
+/// - **A cancelled task cancels its statement on the server**, and a cursor left early does not make the next
+///   statement wait for the rest of its rows.
 public struct PostgresSession: Sendable {
     /// The connection lent by the pool.
-    let connection: PostgresConnection
-    /// The server, for errors.
-    let endpoint: PostgresEndpoint
+    let connection: PostgresPooledConnection
+    /// The pool the connection goes back to, which also cancels its statements.
+    let pool: PostgresConnectionPool
     /// Where postgres-nio logs the session's queries.
     let logger: Logger
-    /// Whether the body of the session's read or write is still running.
-    private let isOpen = LockedValue(true)
+    /// What the session has done so far: its transaction blocks, whether it changed the connection's session...
+    let state = PostgresSessionState()
 
     /// A session on `connection`, open until ``end()``.
-    init(connection: PostgresConnection, endpoint: PostgresEndpoint, logger: Logger) {
+    init(connection: PostgresPooledConnection, pool: PostgresConnectionPool, logger: Logger) {
         self.connection = connection
-        self.endpoint = endpoint
+        self.pool = pool
         self.logger = logger
     }
 
-    /// Ends the session when its body returns: cursors read after that throw.
-    func end() {
-        isOpen.withLock { $0 = false }
-    }
+    /// The server, for errors.
+    var endpoint: PostgresEndpoint { pool.endpoint }
 
     /// Throws when the session's body has returned.
     func checkOpen(sql: String) throws {
-        guard isOpen.withLock({ $0 }) else {
-            throw DatabaseError(
-                code: .connectionClosed,
-                message: "the PostgreSQL session was used after its read or write returned", sql: sql)
-        }
+        guard state.isOpen else { throw PostgresSessionState.usedAfterEnd(sql: sql) }
     }
 
     // MARK: Execute
@@ -91,14 +91,7 @@ public struct PostgresSession: Sendable {
     /// let total: Int? = try row?["total"]
     /// ```
     public func fetchOne(query: String, parameters: (any Encodable)? = nil) async throws -> PostgresResultRow? {
-        let statement = try statement(query, PostgresParameters(parameters))
-        var iterator = try await stream(statement).makeAsyncIterator()
-        let first: PostgresRow?
-        do {
-            first = try await iterator.next()
-        } catch {
-            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
-        }
+        let first = try await firstRow(try statement(query, PostgresParameters(parameters)))
         return first.map { PostgresResultRow(row: $0, columns: PostgresColumns(row: $0)) }
     }
 
@@ -166,93 +159,9 @@ public struct PostgresSession: Sendable {
         return PostgresStatement(sql: text.sql, values: values)
     }
 
-    /// Runs SQL without parameters.
+    /// Runs SQL of the caller's without parameters (a migration file, or `strata query`'s text).
     func run(sql: String) async throws {
         try await collect(PostgresStatement(sql: sql, values: []))
-    }
-
-    /// Runs `statement` and collects its rows and the count of rows it changed.
-    @discardableResult
-    func collect(_ statement: PostgresStatement) async throws -> (rows: [PostgresRow], changes: Int) {
-        try checkOpen(sql: statement.sql)
-        let query = try statement.query()
-        do {
-            let future: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
-            let result = try await future.get()
-            return (result.rows, result.metadata.rows ?? 0)
-        } catch {
-            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
-        }
-    }
-
-    /// Runs `statement` and streams its rows.
-    func stream(_ statement: PostgresStatement) async throws -> PostgresRowSequence {
-        try checkOpen(sql: statement.sql)
-        let query = try statement.query()
-        do {
-            return try await connection.query(query, logger: logger)
-        } catch {
-            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
-        }
-    }
-
-    /// Runs `statement` and decodes every row as `T`.
-    func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
-        -> [T]
-    {
-        let rows = try await stream(statement)
-        // Each row is decoded as it arrives; column names and types are read from the first row only.
-        var result = PostgresResultDecoder<T>(PostgresRowDecoder(decoder, for: T.self))
-        var decodingError: (any Error)?
-        var iterator = rows.makeAsyncIterator()
-        do {
-            while let row = try await iterator.next() {
-                // After a row that does not decode, the others are still read: an error of the server while they
-                // arrive wins over it, as when every row arrived before the first was decoded.
-                guard decodingError == nil else { continue }
-                do {
-                    try result.append(row)
-                } catch {
-                    decodingError = error
-                }
-            }
-        } catch {
-            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
-        }
-        if let decodingError { throw decodingError }
-        return result.values
-    }
-
-    /// Runs `statement` and decodes its first row as `T`, reading no further row.
-    func decodeFirst<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
-        -> T?
-    {
-        let rows = try await stream(statement)
-        var iterator = rows.makeAsyncIterator()
-        let first: PostgresRow?
-        do {
-            first = try await iterator.next()
-        } catch {
-            throw PostgresError.translating(error, sql: statement.sql, endpoint: endpoint)
-        }
-        guard let first else { return nil }
-        // One NULL that a non-optional scalar cannot hold (the `max` of an empty table) is no value, as on SQLite.
-        if first.count == 1, first.first?.bytes == nil, let scalar = T.self as? any DatabaseValueConvertible.Type,
-            (try? scalar.init(databaseValue: .null)) == nil
-        {
-            return nil
-        }
-        return try PostgresRowDecoder(decoder, for: T.self).decode(
-            T.self, from: first, columns: PostgresColumns(row: first))
-    }
-
-    /// Runs `statement` and returns a cursor decoding its rows as `T`.
-    func cursor<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
-        -> PostgresCursor<T>
-    {
-        PostgresCursor(
-            rows: try await stream(statement), decoder: PostgresRowDecoder(decoder, for: T.self), session: self,
-            sql: statement.sql)
     }
 }
 
@@ -262,6 +171,16 @@ struct PostgresStatement: Sendable {
     let sql: String
     /// The value of each `$n`, in order.
     let values: [PostgresValue]
+    /// Whether the SQL is Strata's own record SQL, which changes nothing but rows: no text of the caller's is in
+    /// it, so the session needs no reset after it. Requests may hold SQL fragments of the caller's.
+    let isRecordSQL: Bool
+
+    /// `sql` with `values` for its `$n`; `isRecordSQL` for Strata's own record SQL.
+    init(sql: String, values: [PostgresValue], isRecordSQL: Bool = false) {
+        self.sql = sql
+        self.values = values
+        self.isRecordSQL = isRecordSQL
+    }
 
     /// The query postgres-nio sends.
     func query() throws -> PostgresQuery {

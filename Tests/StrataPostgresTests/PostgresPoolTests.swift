@@ -162,25 +162,20 @@ struct PostgresPoolTests {
         }
         // The right password connects.
         let pool = try PostgresPool(url: url, connections: 1)
-        let user = try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await pool.run() }
-            defer { group.cancelAll() }
-            return try await pool.read { db in try await db.fetchOne(String.self, query: "SELECT current_user") }
-        }
+        let user = try await pool.read { db in try await db.fetchOne(String.self, query: "SELECT current_user") }
+        await pool.close()
         #expect(user == "strata_password")
     }
 
-    /// The error of the first read on a running one-connection pool of `url`, recorded as an issue when it does not
-    /// throw a `PostgresError`.
+    /// The error of the first read on a one-connection pool of `url`, recorded as an issue when it does not throw a
+    /// `PostgresError`.
     static func firstReadError(url: String) async throws -> PostgresError? {
         let pool = try PostgresPool(url: url, connections: 1)
-        return await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await pool.run() }
-            defer { group.cancelAll() }
-            return await #expect(throws: PostgresError.self) {
-                try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
-            }
+        let error = await #expect(throws: PostgresError.self) {
+            try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
         }
+        await pool.close()
+        return error
     }
 
     @Test("a URL that cannot be used throws invalidURL without its password")

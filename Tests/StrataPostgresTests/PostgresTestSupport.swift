@@ -37,37 +37,159 @@ enum PostgresTestServer {
         return try #require(components.string)
     }
 
-    /// Runs `body` with a running pool whose connections all use a fresh schema of their own (through the URL's
-    /// `options=-c search_path=...`), so that tests running in parallel never see each other's tables; the schema
-    /// is dropped afterwards. `replicaNames` adds replicas on the same server and schema, each connecting with that
-    /// `application_name`, so that a test can tell where a read ran. `settings` are more `-c name=value` options
-    /// for the pool's connections (`-c TimeZone=Asia/Tokyo`).
+    /// Runs `body` with a pool whose connections all use a fresh schema of their own (through the URL's
+    /// `options=-c search_path=...`), so that tests running in parallel never see each other's tables; the pool is
+    /// closed and the schema dropped afterwards. `replicaNames` adds replicas on the same server and schema, each
+    /// connecting with that `application_name`, so that a test can tell where a read ran. `settings` are more
+    /// `-c name=value` options for the pool's connections (`-c TimeZone=Asia/Tokyo`). `url` is another server or
+    /// role than `STRATA_POSTGRES_URL`'s (the schema is then created by that role), and `applicationName` names the
+    /// primary's connections (`strata-primary` by default).
     static func withPool<Result: Sendable>(
-        connections: Int = 4, replicaNames: [String] = [], settings: String = "",
+        connections: Int = 4, replicaNames: [String] = [], settings: String = "", url: String? = nil,
+        applicationName: String = "strata-primary",
         _ body: @Sendable (PostgresPool) async throws -> Result
     ) async throws -> Result {
-        let url = try requireURL()
+        let url = try url ?? requireURL()
         let schema = "strata_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let scoped = try adding(
             "options", "-c search_path=\(schema)" + (settings.isEmpty ? "" : " " + settings), to: url)
         let admin = try PostgresPool(url: url, connections: 1)
         let pool = try PostgresPool(
-            url: try adding("application_name", "strata-primary", to: scoped), connections: connections,
+            url: try adding("application_name", applicationName, to: scoped), connections: connections,
             replicas: try replicaNames.map { try adding("application_name", $0, to: scoped) })
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await admin.run() }
-            group.addTask { try await pool.run() }
-            defer { group.cancelAll() }
+        let result: Swift.Result<Result, any Error>
+        do {
             try await admin.write { db in try await db.execute(query: "CREATE SCHEMA \"\(schema)\"") }
-            let result: Result
-            do {
-                result = try await body(pool)
-            } catch {
-                try? await admin.write { db in try await db.execute(query: "DROP SCHEMA \"\(schema)\" CASCADE") }
+            result = .success(try await body(pool))
+        } catch {
+            result = .failure(error)
+        }
+        await pool.close()
+        do {
+            try await admin.write { db in try await db.execute(query: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE") }
+        } catch {
+            if case .success = result {
+                await admin.close()
                 throw error
             }
-            try await admin.write { db in try await db.execute(query: "DROP SCHEMA \"\(schema)\" CASCADE") }
-            return result
+        }
+        await admin.close()
+        return try result.get()
+    }
+
+    /// The URL of the role `strata_limited`, which `.ci/run` creates with `CONNECTION LIMIT 3`, or a recorded
+    /// failure.
+    static func requireLimitedURL() throws -> String {
+        try #require(
+            ProcessInfo.processInfo.environment["STRATA_POSTGRES_LIMITED_URL"].flatMap { $0.isEmpty ? nil : $0 },
+            "STRATA_POSTGRES_LIMITED_URL is not set: the connection limit tests need a role with CONNECTION LIMIT 3 (see .ci/run)"
+        )
+    }
+}
+
+/// A second PostgreSQL server that tests may stop and start: `.ci/run` starts it for them and names it in
+/// `STRATA_POSTGRES_DISPOSABLE_URL`, its data directory in `STRATA_POSTGRES_DISPOSABLE_PGDATA`, its `pg_ctl` in
+/// `STRATA_POSTGRES_DISPOSABLE_PG_CTL` and the system user that runs it in `STRATA_POSTGRES_DISPOSABLE_OS_USER`
+/// (when the tests run as root; `pg_ctl` refuses root).
+struct DisposableServer {
+    let url: String
+    let dataDirectory: String
+    let pgCtl: String
+    let osUser: String?
+
+    /// The server `.ci/run` started, or a recorded failure.
+    static func require() throws -> DisposableServer {
+        let environment = ProcessInfo.processInfo.environment
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let missing = "is not set: the tests that stop and start a server need the disposable cluster of .ci/run"
+        return DisposableServer(
+            url: try #require(value("STRATA_POSTGRES_DISPOSABLE_URL"), "STRATA_POSTGRES_DISPOSABLE_URL \(missing)"),
+            dataDirectory: try #require(
+                value("STRATA_POSTGRES_DISPOSABLE_PGDATA"), "STRATA_POSTGRES_DISPOSABLE_PGDATA \(missing)"),
+            pgCtl: try #require(
+                value("STRATA_POSTGRES_DISPOSABLE_PG_CTL"), "STRATA_POSTGRES_DISPOSABLE_PG_CTL \(missing)"),
+            osUser: value("STRATA_POSTGRES_DISPOSABLE_OS_USER"))
+    }
+
+    /// Stops the server (`pg_ctl stop -m fast`: sessions are ended, as in a restart).
+    func stop() throws {
+        try pgCtl(["stop", "-m", "fast", "-w"])
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    func start() throws {
+        try pgCtl(["start", "-w", "-l", dataDirectory + "/../server.log"])
+    }
+
+    /// Runs `pg_ctl -D dataDirectory arguments`, as `osUser` when there is one.
+    private func pgCtl(_ arguments: [String]) throws {
+        let process = Process()
+        var command = [pgCtl, "-D", dataDirectory] + arguments
+        if let osUser, getuid() == 0 {
+            command = ["/usr/sbin/runuser", "-u", osUser, "--"] + command
+        }
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(command.joined(separator: " ")) failed")
+    }
+}
+
+/// Runs `body` and returns its value, or records a failure and throws after `seconds` when it has not returned:
+/// for tests of hangs, which must fail instead of hanging. A body that hangs for good is left behind.
+func within<Result: Sendable>(
+    _ seconds: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () async throws -> Result
+) async throws -> Result {
+    let outcome = LockedBox<CheckedContinuation<Result, any Error>?>(nil)
+    let work = Task { try await body() }
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            outcome.set(continuation)
+            Task {
+                let result = await work.result
+                outcome.take()?.resume(with: result)
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                if let continuation = outcome.take() {
+                    Issue.record("\(what) did not end within \(seconds) s", sourceLocation: sourceLocation)
+                    continuation.resume(throwing: TimedOut(description: "\(what): no end within \(seconds) s"))
+                }
+            }
+        }
+    } onCancel: {
+        work.cancel()
+    }
+}
+
+/// The error of ``within(_:_:sourceLocation:_:)`` when its body did not end in time.
+struct TimedOut: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A value behind a lock, for the tests' own bookkeeping.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+
+    func get() -> Value { lock.withLock { value } }
+
+    func update<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+}
+
+extension LockedBox {
+    /// The continuation, taken once.
+    func take<T>() -> T? where Value == T? {
+        lock.withLock {
+            defer { value = nil }
+            return value
         }
     }
 }

@@ -30,7 +30,7 @@ final class PostgresRecordStatements: Sendable {
 
         /// The statement with `values`, which are in the order of `keys`.
         func statement(_ values: [PostgresValue]) -> PostgresStatement {
-            PostgresStatement(sql: sql, values: valueIndexes.map { values[$0] })
+            PostgresStatement(sql: sql, values: valueIndexes.map { values[$0] }, isRecordSQL: true)
         }
     }
 

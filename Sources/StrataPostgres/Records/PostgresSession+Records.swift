@@ -80,7 +80,8 @@ extension PostgresSession {
     @discardableResult
     public func delete<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> Bool {
         let sql = try PostgresStatementCache.table(for: T.self).deleteByID
-        let statement = PostgresStatement(sql: sql, values: [try PostgresValue.make(convertible: id)])
+        let statement = PostgresStatement(
+            sql: sql, values: [try PostgresValue.make(convertible: id)], isRecordSQL: true)
         return try await collect(statement).changes > 0
     }
 
@@ -91,14 +92,19 @@ extension PostgresSession {
     /// ```
     public func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> T? {
         let sql = try PostgresStatementCache.table(for: T.self).find
-        let statement = PostgresStatement(sql: sql, values: [try PostgresValue.make(convertible: id)])
-        return try await decodeFirst(T.self, statement, decoder: RowDecoder())
+        let statement = PostgresStatement(
+            sql: sql, values: [try PostgresValue.make(convertible: id)], isRecordSQL: true)
+        // One row at most, by its primary key: collected whole, in one wait for the server.
+        guard let row = try await collect(statement).rows.first else { return nil }
+        return try PostgresRowDecoder(RowDecoder(), for: T.self).decode(
+            T.self, from: row, columns: PostgresColumns(row: row))
     }
 
     /// Every row of `type`'s table, in primary key order.
     public func fetchAll<T: Model>(_ type: T.Type) async throws -> [T] {
         let sql = try PostgresStatementCache.table(for: T.self).fetchAll
-        return try await decodeAll(T.self, PostgresStatement(sql: sql, values: []), decoder: RowDecoder())
+        return try await decodeAll(
+            T.self, PostgresStatement(sql: sql, values: [], isRecordSQL: true), decoder: RowDecoder())
     }
 
     // MARK: Internal

@@ -37,11 +37,13 @@ struct PostgreSQLDocTests {
     /// Runs `body` in a write on a pool of one connection to `url`.
     private func withAdmin(_ url: String, _ body: (PostgresSession) async throws -> Void) async throws {
         let pool = try PostgresPool(url: url, connections: 1)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await pool.run() }
+        do {
             try await pool.write { db in try await body(db) }
-            group.cancelAll()
+        } catch {
+            await pool.close()
+            throw error
         }
+        await pool.close()
     }
 
     /// The contents of the notes on the server at `url`, oldest first.
@@ -69,14 +71,11 @@ struct PostgreSQLDocTests {
             var postgresMigrator = Migrator()
             try postgresMigrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations/postgresql"))
             let setup = try PostgresPool(url: databaseURL, connections: 1)
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await setup.run() }
-                _ = try await postgresMigrator.migrate(setup)
-                try await setup.write { db in
-                    try await db.execute(query: "INSERT INTO note (created_at, content) VALUES ('2026-11-23 10:00:00Z', 'first')")
-                }
-                group.cancelAll()
+            _ = try await postgresMigrator.migrate(setup)
+            try await setup.write { db in
+                try await db.execute(query: "INSERT INTO note (created_at, content) VALUES ('2026-11-23 10:00:00Z', 'first')")
             }
+            await setup.close()
 
             // snippet: README.md 8
             struct Note: Model {
@@ -91,13 +90,10 @@ struct PostgreSQLDocTests {
             let sqlite = try DatabasePool(path: "strata.sqlite")                // SQLite: one file
             let onSQLite = try await sqlite.read { db in try db.fetchAll(latest) }
 
-            let postgres = try PostgresPool(url: databaseURL)                   // PostgreSQL: a server
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await postgres.run() }                      // the pool works while it runs
-                let onPostgres = try await postgres.read { db in try await db.fetchAll(latest) }
-                print(onPostgres.map(\.content) == onSQLite.map(\.content))     // true
-                group.cancelAll()
-            }
+            let postgres = try PostgresPool(url: databaseURL)                   // PostgreSQL: a server, usable at once
+            let onPostgres = try await postgres.read { db in try await db.fetchAll(latest) }
+            print(onPostgres.map(\.content) == onSQLite.map(\.content))         // true
+            await postgres.close()
             // end snippet
             #expect(onSQLite.map(\.content) == ["first"])
             #expect(try await contents(at: databaseURL) == ["first"])
@@ -118,22 +114,19 @@ struct PostgreSQLDocTests {
                 var content: String
             }
 
-            let pool = try PostgresPool(url: databaseURL, connections: 8)
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await pool.run() }         // postgres-nio's client works while the pool runs
+            let pool = try PostgresPool(url: databaseURL, connections: 8)    // usable at once
 
-                var migrator = Migrator()
-                try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations/postgresql"))
-                try await migrator.migrate(pool)               // each step and its version bump in one transaction
+            var migrator = Migrator()
+            try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations/postgresql"))
+            try await migrator.migrate(pool)                   // each step and its version bump in one transaction
 
-                var note = Note(id: nil, createdAt: Date(), content: "Hello")
-                try await pool.write { db in try await db.insert(&note) }           // note.id is set from RETURNING
-                let recent = try await pool.read { db in
-                    try await db.fetchAll(Note.order(Column("created_at").desc).limit(10))
-                }
-                print(recent.map(\.content))                   // ["Hello"]
-                group.cancelAll()                              // stops the pool
+            var note = Note(id: nil, createdAt: Date(), content: "Hello")
+            try await pool.write { db in try await db.insert(&note) }               // note.id is set from RETURNING
+            let recent = try await pool.read { db in
+                try await db.fetchAll(Note.order(Column("created_at").desc).limit(10))
             }
+            print(recent.map(\.content))                       // ["Hello"]
+            await pool.close()                                 // when the app stops
             // end snippet
             #expect(try await contents(at: databaseURL) == ["Hello"])
             var version: Int?
@@ -141,6 +134,50 @@ struct PostgreSQLDocTests {
                 version = try await db.fetchOne(Int.self, query: "SELECT version FROM strata_schema_version")
             }
             #expect(version == 3)
+        }
+    }
+
+    @Test("PostgreSQL.md: a statement that may fail, in a nested transaction") func postgreSQLNestedTransaction() async throws {
+        try await withSchema { databaseURL in
+            struct Order: Model {
+                static let tableName = "orders"
+                var id: Int64?
+                var item: String
+            }
+            struct Coupon: Model {
+                static let tableName = "coupon"
+                var id: Int64?
+                var code: String
+            }
+            let pool = try PostgresPool(url: databaseURL, connections: 1)
+            try await pool.write { db in
+                try await db.execute(query: "CREATE TABLE orders (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, item text)")
+                try await db.execute(query: "CREATE TABLE coupon (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, code text UNIQUE)")
+                try await db.execute(query: "INSERT INTO coupon (code) VALUES ('WELCOME')")
+            }
+            var order = Order(id: nil, item: "book")
+            var coupon = Coupon(id: nil, code: "WELCOME")
+
+            // snippet: docs/PostgreSQL.md 2
+            try await pool.write { db in
+                try await db.insert(&order)
+                do {
+                    try await db.transaction { db in try await db.insert(&coupon) }   // may violate a unique key
+                } catch let error as PostgresError where error.sqlState == "23505" {
+                    // the coupon was taken: the order is still written
+                }
+            }
+            // end snippet
+
+            let (orders, coupons) = try await pool.read { db in
+                (
+                    try await db.fetchAll(String.self, query: "SELECT item FROM orders"),
+                    try await db.fetchAll(String.self, query: "SELECT code FROM coupon")
+                )
+            }
+            #expect(orders == ["book"])
+            #expect(coupons == ["WELCOME"])
+            await pool.close()
         }
     }
 }

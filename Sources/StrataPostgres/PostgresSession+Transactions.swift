@@ -1,0 +1,105 @@
+internal import PostgresNIO
+internal import StrataCore
+
+extension PostgresSession {
+    /// Runs `body` in a nested transaction (a savepoint): **when `body` throws, what it wrote rolls back and the
+    /// enclosing `write` goes on**; when it returns, its work joins the enclosing transaction.
+    ///
+    /// ```swift
+    /// try await pool.write { db in
+    ///     try await db.insert(&order)
+    ///     do {
+    ///         try await db.transaction { db in try await db.insert(&coupon) }   // may violate a unique key
+    ///     } catch let error as PostgresError where error.sqlState == "23505" {
+    ///         // the coupon was used: the order is still written
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Outside a transaction (in a `read`), it runs `body` in a transaction of its own (`BEGIN` ... `COMMIT`).
+    ///
+    /// **A statement PostgreSQL rejects fails its block** (this nested transaction, or the `write`), even when the
+    /// body catches the error: PostgreSQL aborts the transaction at its first error. The later statements of the
+    /// block throw ``PostgresError/Code/transactionAborted`` without reaching the server, and when the body
+    /// returns, the block rolls back and throws the first failure again. A statement that may fail and after
+    /// which the work goes on belongs in a nested `transaction { }`, as above: its failure rolls back to its
+    /// savepoint only. The same rule holds on SQLite.
+    ///
+    /// `BEGIN`, `COMMIT` and `ROLLBACK` in the SQL of a block are refused
+    /// (``DatabaseError/Code/invalidArgument``), and the block rolls back.
+    ///
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, after the rollback; the first failure of the block when the body returned;
+    ///   ``PostgresError/Code/transactionAborted`` when the enclosing block already failed, without running
+    ///   `body`.
+    public func transaction<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws
+        -> Result
+    {
+        let depth = state.withLock { $0.blocks.count }
+        let savepoint = depth == 0 ? nil : "strata_savepoint_\(depth)"
+        let begin = savepoint.map { "SAVEPOINT \($0)" } ?? "BEGIN"
+        try checkOpen(sql: begin)
+        try state.withLock { try $0.admitInternal(sql: begin) }
+        try await control(begin)
+        state.withLock { $0.blocks.append(PostgresSessionState.Block(savepoint: savepoint)) }
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            let failure = popBlock()
+            await rollBack(to: savepoint)
+            // A body that stopped at the refusal of a statement after the failure gets the failure itself, as when
+            // it returns.
+            if let failure, let refusal = error as? PostgresError, refusal.code == .transactionAborted {
+                throw failure
+            }
+            throw error
+        }
+        if let failure = popBlock() {
+            await rollBack(to: savepoint)
+            throw failure
+        }
+        if let savepoint {
+            try await control("RELEASE SAVEPOINT \(savepoint)")
+        } else {
+            try await commit()
+        }
+        return result
+    }
+
+    /// Ends the innermost block.
+    ///
+    /// - Returns: The block's first failure, if it failed.
+    private func popBlock() -> (any Error)? {
+        state.withLock { $0.blocks.popLast()?.failure }
+    }
+
+    /// Rolls back the transaction, or to `savepoint` and releases it. A rollback that fails leaves the error to
+    /// the caller's (a connection that broke is not used again).
+    private func rollBack(to savepoint: String?) async {
+        if let savepoint {
+            _ = try? await control("ROLLBACK TO SAVEPOINT \(savepoint)")
+            _ = try? await control("RELEASE SAVEPOINT \(savepoint)")
+        } else {
+            _ = try? await control("ROLLBACK")
+        }
+    }
+
+    /// Commits the transaction, and throws unless PostgreSQL says it committed.
+    ///
+    /// - Throws: ``PostgresError/Code/commitOutcomeUnknown`` when the connection broke while `COMMIT` ran;
+    ///   ``PostgresError/Code/connectionLost`` when it broke before; PostgreSQL's error when it refused to commit
+    ///   (a deferred constraint, a serialization failure); ``PostgresError/Code/transactionAborted`` when it
+    ///   answered `ROLLBACK` (an aborted transaction).
+    private func commit() async throws {
+        let result = try await control("COMMIT", phase: .commit)
+        // PostgreSQL answers COMMIT of an aborted transaction with the tag ROLLBACK, and no error.
+        guard result.metadata.command == "COMMIT" else {
+            throw PostgresError(
+                code: .transactionAborted,
+                message: "PostgreSQL rolled the transaction back instead of committing it (COMMIT answered "
+                    + "\(result.metadata.command)): a statement of the write failed; nothing of it committed",
+                sql: "COMMIT")
+        }
+    }
+}
