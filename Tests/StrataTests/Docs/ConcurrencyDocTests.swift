@@ -101,7 +101,7 @@ func concurrencyFailedStatement() async throws {
     defer { scratch.leave() }
     let pool = try DatabasePool(path: "app.sqlite", readers: 1)
     try await pool.write { db in try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)") }
-    // snippet: docs/Concurrency.md 3
+    // snippet: docs/Concurrency.md 4
     do {
         try await pool.write { db in try db.execute(query: "INSERT INTO item (name) VALUES ('a')") }
     } catch let error as DatabaseError where error.code == .commitOutcomeUnknown {
@@ -116,7 +116,7 @@ func concurrencyFailedStatement() async throws {
 @Test("Concurrency.md: opening") func concurrencyOpening() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 4
+    // snippet: docs/Concurrency.md 5
     let pool = try DatabasePool(path: "app.sqlite", readers: 8) { db in
         db.busyTimeout = 10
         db.dateStrategy = .integer
@@ -132,7 +132,7 @@ func concurrencyFailedStatement() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
     let pool = try DatabasePool(path: "app.sqlite", readers: 1)
-    // snippet: docs/Concurrency.md 5
+    // snippet: docs/Concurrency.md 6
     var migrator = Migrator()
     try migrator.registerSQLFiles(in: URL(fileURLWithPath: "Migrations"))
     try await pool.writeWithoutTransaction { [migrator] db in try migrator.migrate(db) }
@@ -145,7 +145,7 @@ func concurrencyFailedStatement() async throws {
 @Test("Concurrency.md: queues") func concurrencyQueues() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 6
+    // snippet: docs/Concurrency.md 7
     let memory = try DatabaseQueue()                      // in-memory
     let file = try DatabaseQueue(path: "app.sqlite")      // a file, WAL mode
     // end snippet
@@ -159,7 +159,7 @@ func concurrencyFailedStatement() async throws {
 @Test("Concurrency.md: a server") func concurrencyServer() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
-    // snippet: docs/Concurrency.md 7
+    // snippet: docs/Concurrency.md 8
     struct Note: Model, Sendable {
         static let tableName = "note"
         static let keyEncodingStrategy = StatementEncoder.KeyEncodingStrategy.convertToSnakeCase
@@ -225,7 +225,7 @@ func concurrencyFailedStatement() async throws {
     try await pool.write { db in
         try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     }
-    // snippet: docs/Concurrency.md 8
+    // snippet: docs/Concurrency.md 9
     let items = (1...10_000).map { Item(id: nil, name: "item \($0)") }
     var index = 0
     try await pool.pausableWrite { db, stop, isNewTransaction in
@@ -253,7 +253,7 @@ func concurrencyFailedStatement() async throws {
     let setup = try Database(path: "import.sqlite")
     try setup.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
     setup.close()
-    // snippet: docs/Concurrency.md 9
+    // snippet: docs/Concurrency.md 10
     let db = try Database(path: "import.sqlite")
     var row = 0
     try db.pausableTransaction(maxDuration: .milliseconds(200)) { db, stop, _ in
