@@ -10,7 +10,7 @@ struct PostgresServerRestartTests {
         let server = try DisposableServer.require()
         let pool = try PostgresPool(url: server.url, connections: 4)
         #expect(try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 1") } == 1)
-        try server.stop()
+        try await server.stop()
         do {
             for attempt in 0..<3 {
                 let clock = ContinuousClock()
@@ -30,10 +30,10 @@ struct PostgresServerRestartTests {
                 }
             }
         } catch {
-            try server.start()
+            try await server.start()
             throw error
         }
-        try server.start()
+        try await server.start()
         let clock = ContinuousClock()
         let start = clock.now
         let answer = try await within(20, "the first request after the server is back") {
@@ -75,14 +75,14 @@ struct PostgresServerRestartTests {
                 }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(300))
-                    try server.stop()
+                    try await server.stop()
                     stopped.set(true)
                     return []
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
             }
         }
-        try server.start()
+        try await server.start()
         let allowed: Set<String> = ["committed", "connection lost", "commit outcome unknown", "connection failed"]
         #expect(Set(codes).isSubset(of: allowed), "\(Set(codes))")
         #expect(codes.contains("connection failed"))

@@ -112,28 +112,51 @@ struct DisposableServer {
     }
 
     /// Stops the server (`pg_ctl stop -m fast`: sessions are ended, as in a restart).
-    func stop() throws {
-        try pgCtl(["stop", "-m", "fast", "-w"])
+    func stop() async throws {
+        try await pgCtl(["stop", "-m", "fast", "-w"])
     }
 
     /// Starts the server and waits until it accepts connections.
-    func start() throws {
-        try pgCtl(["start", "-w", "-l", dataDirectory + "/../server.log"])
+    func start() async throws {
+        try await pgCtl(["start", "-w", "-l", dataDirectory + "/../server.log"])
     }
 
     /// Runs `pg_ctl -D dataDirectory arguments`, as `osUser` when there is one.
-    private func pgCtl(_ arguments: [String]) throws {
-        let process = Process()
+    ///
+    /// Spawned and reaped here rather than with Foundation's `Process`, whose `waitUntilExit()` missed the exit of
+    /// `runuser` while the suite ran many processes at once (it stayed a zombie, and the test hung), and which would
+    /// block a thread of the concurrency pool while it waits.
+    private func pgCtl(_ arguments: [String]) async throws {
         var command = [pgCtl, "-D", dataDirectory] + arguments
         if let osUser, getuid() == 0 {
             command = ["/usr/sbin/runuser", "-u", osUser, "--"] + command
         }
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(command.joined(separator: " ")) failed")
+        // From `/`, as the server finds its own executable from the current folder, which a test running beside may
+        // have removed; and without the test process's descriptors, or the server started here would hold its
+        // connections to the other clusters open after the tests end.
+        let closeAndRun = """
+            cd / && for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
+            exec "$@"
+            """
+        command = ["/bin/bash", "-c", closeAndRun, "bash"] + command
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = command.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
+        try #require(spawned == 0, "\(command[0]) could not be started: errno \(spawned)")
+        var status: Int32 = 0
+        while true {
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid { break }
+            try #require(waited == 0 || errno == EINTR, "waitpid failed: errno \(errno)")
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Exited normally (the low 7 bits are 0) with status 0.
+        try #require(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "\(command.joined(separator: " ")) failed")
     }
 }
 

@@ -50,6 +50,11 @@ final class PostgresConnectionPool: Sendable {
         var idle: [PostgresPooledConnection] = []
         /// Connections open or opening, idle or lent: at most `maximum`.
         var count = 0
+        /// Connections open, idle or lent.
+        var established = 0
+        /// Connections being opened. A request whose open failed waits for one of these or of the open ones; with
+        /// none, nothing would come back to it, and it throws.
+        var opening = 0
         /// Requests waiting for a connection, first come first served.
         var waiters: [(id: Int, continuation: CheckedContinuation<Grant, any Error>)] = []
         /// Waiters whose task was cancelled before they queued.
@@ -119,6 +124,7 @@ final class PostgresConnectionPool: Sendable {
                         return .use(connection)
                     }
                     state.count -= 1
+                    state.established -= 1
                     stale.append(connection)
                 }
                 // Wait behind earlier requests, and for a moment after a failed open while others are open;
@@ -153,14 +159,23 @@ final class PostgresConnectionPool: Sendable {
         do {
             let id = state.withLock { state in
                 defer { state.nextConnectionID += 1 }
+                state.opening += 1
                 return state.nextConnectionID
             }
-            return try await PostgresPooledConnection.open(
+            let connection = try await PostgresPooledConnection.open(
                 configuration: try connectionConfiguration(), id: id, logger: logger)
+            state.withLock { state in
+                state.opening -= 1
+                state.established += 1
+            }
+            return connection
         } catch {
             let othersOpen = state.withLock { state -> Bool in
                 state.count -= 1
-                guard state.count > 0, !(error is CancellationError) else { return false }
+                state.opening -= 1
+                // Not `count`: it holds the rooms given to requests that wait after failing too, which would hand
+                // the room to each other for ever while the server refuses.
+                guard state.established + state.opening > 0, !(error is CancellationError) else { return false }
                 state.pausedUntil = .now + Self.openPause
                 return true
             }
@@ -230,6 +245,7 @@ final class PostgresConnectionPool: Sendable {
                     state.count -= 1
                 }
             }
+            state.established -= toClose.count
             return (grant, state.count == 0 ? state.takeClosing() : [])
         }
         for connection in toClose { connection.close() }
@@ -258,6 +274,7 @@ final class PostgresConnectionPool: Sendable {
             while let connection = state.idle.popLast() {
                 if connection.isOpen { return connection }
                 state.count -= 1
+                state.established -= 1
                 connection.close()
             }
             return nil
@@ -274,6 +291,7 @@ final class PostgresConnectionPool: Sendable {
                 state.isClosed = true
                 let idle = state.idle
                 state.count -= idle.count
+                state.established -= idle.count
                 state.idle = []
                 if state.count == 0 { return (idle, true) }
                 state.closing.append(continuation)
