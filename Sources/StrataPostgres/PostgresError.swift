@@ -155,7 +155,8 @@ extension PostgresError {
                 sql: sql)
         }
         guard let psqlError = error as? PSQLError else {
-            return broken(reason: describe(error, endpoint: endpoint), sqlState: nil, sql: sql, endpoint: endpoint, phase: phase)
+            return broken(
+                reason: describe(error, endpoint: endpoint), sqlState: nil, sql: sql, endpoint: endpoint, phase: phase)
         }
         if psqlError.serverInfo == nil, let fatal = psqlError.underlying as? PSQLError, fatal.serverInfo != nil {
             // The connection closed after the server's FATAL error, which says why.

@@ -5,9 +5,25 @@ import Testing
 /// A role's `CONNECTION LIMIT` below the pool's size: the connections the server allows serve every request.
 @Suite("PostgreSQL connection limit", .postgresServer, .serialized, .timeLimit(.minutes(2)))
 struct PostgresConnectionLimitTests {
+    /// Waits until the server has ended every session of `strata_limited`: it ends them a moment after their pool
+    /// closed them, and until then they count against the role's limit.
+    static func waitForNoSessionOfTheRole() async throws {
+        let pool = try PostgresPool(url: try PostgresTestServer.requireURL(), connections: 1)
+        for _ in 0..<100 {
+            let sessions = try await pool.read { db in
+                try await db.fetchOne(
+                    Int.self, query: "SELECT count(*) FROM pg_stat_activity WHERE usename = 'strata_limited'")
+            }
+            if sessions == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        await pool.close()
+    }
+
     @Test("16 tasks on a pool of 16 for a role limited to 3 connections: every request is served")
     func roleConnectionLimit() async throws {
         let url = try PostgresTestServer.requireLimitedURL()
+        try await Self.waitForNoSessionOfTheRole()
         try await PostgresTestServer.withPool(connections: 16, url: url) { pool in
             let (served, failures) = try await within(90, "16 tasks under a connection limit of 3") {
                 try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
@@ -43,6 +59,7 @@ struct PostgresConnectionLimitTests {
     @Test("when no connection at all can be opened, the refusal is the request's error, at once")
     func refusedWithNoneOpen() async throws {
         let url = try PostgresTestServer.requireLimitedURL()
+        try await Self.waitForNoSessionOfTheRole()
         // Three connections of the role held elsewhere: the pool cannot open any.
         let holders = try PostgresPool(url: url, connections: 3)
         let held = AsyncStream<Void>.makeStream()
@@ -78,7 +95,16 @@ struct PostgresConnectionLimitTests {
         for release in releases { release.continuation.finish() }
         try await holding.value
         await holders.close()
-        #expect(try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 5") } == 5)
+        // The server ends the holders' sessions a moment after they close: the role may still be at its limit.
+        var answer: Int?
+        for _ in 0..<50 where answer == nil {
+            do {
+                answer = try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 5") }
+            } catch let error as PostgresError where error.sqlState == "53300" {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(answer == 5)
         await pool.close()
     }
 }

@@ -119,21 +119,21 @@ struct PostgresPrivacyTests {
         logger.logLevel = .trace
         let secret = "s3cr3t-value"
         let pool = try PostgresPool(url: try PostgresTestServer.requireURL(), connections: 1, logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await pool.run() }
-            defer { group.cancelAll() }
-            try await pool.write { db in
-                try await db.execute(query: "CREATE TEMP TABLE secrets (s text UNIQUE)")
-                try await db.execute(query: "INSERT INTO secrets VALUES (:s)", parameters: ["s": secret])
-            }
-            await #expect(throws: PostgresError.self) {
-                try await pool.write { db in
-                    try await db.execute(query: "INSERT INTO secrets VALUES (:s)", parameters: ["s": secret])
-                }
-            }
-            let read = try await pool.read { db in try await db.fetchAll(String.self, query: "SELECT s FROM secrets") }
-            #expect(read == [secret])
+        // A table of its own, not a temporary one: the pool resets a connection that created one.
+        let table = "secrets_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try await pool.write { db in
+            try await db.execute(query: "CREATE TABLE \(table) (s text UNIQUE)")
+            try await db.execute(query: "INSERT INTO \(table) VALUES (:s)", parameters: ["s": secret])
         }
+        await #expect(throws: PostgresError.self) {
+            try await pool.write { db in
+                try await db.execute(query: "INSERT INTO \(table) VALUES (:s)", parameters: ["s": secret])
+            }
+        }
+        let read = try await pool.read { db in try await db.fetchAll(String.self, query: "SELECT s FROM \(table)") }
+        #expect(read == [secret])
+        try await pool.write { db in try await db.execute(query: "DROP TABLE \(table)") }
+        await pool.close()
         let hex = secret.utf8.map { String($0, radix: 16) }
         let forms = [secret, hex.joined(), hex.joined(separator: " ")]
         let leaking = lines.all.filter { line in forms.contains { line.contains($0) } }

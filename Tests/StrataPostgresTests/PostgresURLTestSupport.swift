@@ -56,16 +56,19 @@ enum PostgresURLTestServer {
         )
     }
 
-    /// Runs `body` with a running one-connection pool of `url`.
+    /// Runs `body` with a one-connection pool of `url`, closed afterwards.
     static func withPool<Result: Sendable>(
         url: String, connections: Int = 1, _ body: @Sendable (PostgresPool) async throws -> Result
     ) async throws -> Result {
         let pool = try PostgresPool(url: url, connections: connections)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await pool.run() }
-            defer { group.cancelAll() }
-            return try await body(pool)
+        let result: Swift.Result<Result, any Error>
+        do {
+            result = .success(try await body(pool))
+        } catch {
+            result = .failure(error)
         }
+        await pool.close()
+        return try result.get()
     }
 
     /// The error of the first read on a running one-connection pool of `url`, recorded as an issue when it does not
