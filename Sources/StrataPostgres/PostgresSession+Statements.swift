@@ -269,7 +269,12 @@ extension PostgresSession {
 
     /// Finishes a result nobody will read: its last rows are read and dropped, or its statement is cancelled.
     private func finish(abandoned result: PostgresOpenResult) async throws {
-        let ended = await result.drop(upTo: PostgresConnectionPool.abandonedRowsRead)
+        let (ended, error) = await result.drop(upTo: PostgresConnectionPool.abandonedRowsRead)
+        if let error, !result.onlyReads || result.savepoint == nil {
+            // A statement that changed data failed (its changes are gone), or the transaction around it is aborted:
+            // the caller who left it must hear of it, through its block.
+            _ = failure(error, sql: result.sql)
+        }
         // A statement that changes data runs to its end; outside a savepoint, cancelling one that reads would
         // abort the transaction around it.
         let cancels = !ended && result.onlyReads && (result.savepoint != nil || state.withLock { $0.blocks.isEmpty })

@@ -74,14 +74,25 @@ extension PostgresSession {
         state.withLock { $0.blocks.popLast()?.failure }
     }
 
-    /// Rolls back the transaction, or to `savepoint` and releases it. A rollback that fails leaves the error to
-    /// the caller's (a connection that broke is not used again).
+    /// Rolls back the transaction, or to `savepoint` and releases it. The caller's error is the one to throw; a
+    /// rollback that fails marks the connection lost, so that nothing after it can commit the work it should have
+    /// undone and the connection is not used again.
     private func rollBack(to savepoint: String?) async {
-        if let savepoint {
-            _ = try? await control("ROLLBACK TO SAVEPOINT \(savepoint)")
-            _ = try? await control("RELEASE SAVEPOINT \(savepoint)")
-        } else {
-            _ = try? await control("ROLLBACK")
+        do {
+            if let savepoint {
+                try await control("ROLLBACK TO SAVEPOINT \(savepoint)")
+                try await control("RELEASE SAVEPOINT \(savepoint)")
+            } else {
+                try await control("ROLLBACK")
+            }
+        } catch {
+            let lost = PostgresError(
+                code: .connectionLost,
+                message: "the connection to \(endpoint) is not used again: a rollback on it failed",
+                sql: savepoint.map { "ROLLBACK TO SAVEPOINT \($0)" } ?? "ROLLBACK")
+            state.withLock { state in
+                if state.lost == nil { state.lost = lost }
+            }
         }
     }
 

@@ -21,7 +21,10 @@ struct PostgresServerRestartTests {
                     }
                 }
                 #expect(clock.now - start < .seconds(10), "attempt \(attempt)")
-                // The idle connection the server closed is dropped; a new one is refused.
+                // The idle connection the server closed is dropped; a new one is refused. On a loaded machine the
+                // first request may take the idle connection before the client has read that the server closed it:
+                // nothing is sent on it, and the request throws connectionLost.
+                if attempt == 0 && error?.code == .connectionLost { continue }
                 #expect(error?.code == .connectionFailed, "attempt \(attempt): \(String(describing: error))")
                 #expect(error?.description.contains("Connection refused") == true, "\(String(describing: error))")
                 #expect(error?.description.contains("\n") == false)

@@ -179,9 +179,10 @@ final class PostgresConnectionPool: Sendable {
                 state.pausedUntil = .now + Self.openPause
                 return true
             }
-            // Room freed: a waiting request may try in turn, and get its own answer.
-            grantRoomIfWaiting()
             if othersOpen { return nil }
+            // Room freed: a waiting request may try in turn, and get its own answer. Not while others are open or
+            // opening: the waiters get those, and requests refused in turn would try again and again at once.
+            grantRoomIfWaiting()
             throw PostgresError.translating(error, sql: nil, endpoint: endpoint, phase: .connecting)
         }
     }
@@ -194,12 +195,30 @@ final class PostgresConnectionPool: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let cancelled = state.withLock { state -> Bool in
-                    if state.cancelledWaiters.remove(id) != nil { return true }
-                    state.waiters.append((id, continuation))
-                    return false
+                enum Queued {
+                    case waiting
+                    case answered(Result<Grant, any Error>)
                 }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
+                // `lease` chose to wait under an earlier lock: what changed since (a connection given back, room
+                // freed, the pool closed) is looked at again here, where the request joins the waiters, or a
+                // release in between would find no waiter and leave this one waiting for good.
+                let queued = state.withLock { state -> Queued in
+                    if state.cancelledWaiters.remove(id) != nil { return .answered(.failure(CancellationError())) }
+                    if state.isClosed {
+                        return .answered(.failure(PostgresPool.closedError(endpoint: endpoint, sql: nil)))
+                    }
+                    if let index = state.idle.lastIndex(where: { $0.isOpen }) {
+                        return .answered(.success(.connection(state.idle.remove(at: index))))
+                    }
+                    let paused = state.pausedUntil.map { ContinuousClock.now < $0 } ?? false
+                    if state.count == 0 || state.waiters.isEmpty && state.count < maximum && !paused {
+                        state.count += 1
+                        return .answered(.success(.room))
+                    }
+                    state.waiters.append((id, continuation))
+                    return .waiting
+                }
+                if case .answered(let result) = queued { continuation.resume(with: result) }
             }
         } onCancel: {
             let continuation = state.withLock { state -> CheckedContinuation<Grant, any Error>? in

@@ -32,7 +32,10 @@ final class PostgresOpenResult: @unchecked Sendable {
     /// How the result ended.
     private enum End {
         case finished
+        /// Ended with an error, kept for the reader.
         case failed(any Error)
+        /// Ended with an error the reader was given (or that ``drop(upTo:)`` returned).
+        case failedAndReported
         /// Closed by the session after it was abandoned.
         case closed
     }
@@ -70,10 +73,10 @@ final class PostgresOpenResult: @unchecked Sendable {
         let done: Bool = try lock.withLock {
             if bufferedIndex < buffered.count { return false }
             switch end {
-            case .finished:
+            case .finished, .failedAndReported:
                 return true
             case .failed(let error):
-                end = .finished
+                end = .failedAndReported
                 throw error
             case .closed:
                 throw DatabaseError(
@@ -116,7 +119,7 @@ final class PostgresOpenResult: @unchecked Sendable {
         } catch {
             lock.withLock {
                 isReading = false
-                finish(keepingError ? .failed(error) : .finished)
+                finish(keepingError ? .failed(error) : .failedAndReported)
             }
             throw error
         }
@@ -127,7 +130,7 @@ final class PostgresOpenResult: @unchecked Sendable {
         lock.withLock {
             switch end {
             case .finished, .closed: return .finished(failed: false)
-            case .failed: return .finished(failed: true)
+            case .failed, .failedAndReported: return .finished(failed: true)
             case nil:
                 if isReading { return .busy }
                 if iterators > 0 || sequences > 0 && !wasIterated { return .live }
@@ -153,16 +156,16 @@ final class PostgresOpenResult: @unchecked Sendable {
 
     /// Reads and drops up to `limit` rows of an abandoned result.
     ///
-    /// - Returns: Whether the result ended, with or without an error.
-    func drop(upTo limit: Int) async -> Bool {
+    /// - Returns: Whether the result ended, and the error it ended with, if any.
+    func drop(upTo limit: Int) async -> (ended: Bool, error: (any Error)?) {
         for _ in 0..<limit {
             do {
-                guard try await pull(keepingError: false) != nil else { return true }
+                guard try await pull(keepingError: false) != nil else { return (true, nil) }
             } catch {
-                return true
+                return (true, error)
             }
         }
-        return false
+        return (false, nil)
     }
 
     /// Stops reading: postgres-nio reads and drops what is left (fast once the statement was cancelled).

@@ -124,7 +124,8 @@ extension PostgresSessionState {
     static func aborted(by failure: any Error, sql: String) -> PostgresError {
         let summary: String
         if let failure = failure as? PostgresError {
-            summary = failure.sqlState.map { "PostgreSQL error \($0): \(failure.message)" } ?? failure.message
+            // Not the message itself: that of a data exception may quote a value (see `summary`).
+            summary = failure.summary
         } else if let failure = failure as? DatabaseError {
             summary = failure.message
         } else if failure is CancellationError {
