@@ -78,10 +78,13 @@ struct PostgresConnectionLimitTests {
                 try await group.waitForAll()
             }
         }
-        var count = 0
-        for await _ in held.stream {
-            count += 1
-            if count == 3 { break }
+        // A holder that cannot connect fails the test here instead of leaving it waiting.
+        try await within(30, "three connections held") {
+            var count = 0
+            for await _ in held.stream {
+                count += 1
+                if count == 3 { break }
+            }
         }
         let pool = try PostgresPool(url: url, connections: 4)
         let error = try await within(20, "a request the server refuses") {

@@ -89,7 +89,7 @@ struct PostgresResultErrorTests {
                     for task in 0..<64 {
                         group.addTask {
                             var served = 0
-                            for _ in 0..<50 {
+                            for _ in 0..<20 {
                                 let answer = try await pool.read { db in
                                     try await db.fetchOne(Int.self, query: "SELECT \(task)")
                                 }
@@ -101,7 +101,7 @@ struct PostgresResultErrorTests {
                     return try await group.reduce(0, +)
                 }
             }
-            #expect(served == 64 * 50)
+            #expect(served == 64 * 20)
         }
     }
 }
