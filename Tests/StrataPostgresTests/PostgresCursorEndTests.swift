@@ -4,7 +4,7 @@ import Testing
 
 /// A cursor left early, or a `fetchOne` of a long result, does not make the session's next statement wait for the
 /// rest of the result; a cursor whose loop runs another statement goes on with all its rows.
-@Suite("PostgreSQL cursors left early", .postgresServer, .timeLimit(.minutes(3)))
+@Suite("PostgreSQL cursors left early", .postgresServer, .notUnderSanitizer, .timeLimit(.minutes(3)))
 struct PostgresCursorEndTests {
     static let long = "SELECT n FROM generate_series(1, 3000000) AS n"
 

@@ -3,7 +3,8 @@ import StrataPostgres
 import Testing
 
 /// A server that stops fails requests within seconds, in one line; once it is back, the next request uses it.
-@Suite("PostgreSQL server stopped and started", .postgresServer, .serialized, .timeLimit(.minutes(3)))
+@Suite(
+    "PostgreSQL server stopped and started", .postgresServer, .notUnderSanitizer, .serialized, .timeLimit(.minutes(3)))
 struct PostgresServerRestartTests {
     @Test("a stopped server fails requests within seconds; the next request after it is back is served")
     func stopAndStart() async throws {
