@@ -127,14 +127,7 @@ final class PostgresConnectionPool: Sendable {
                     state.established -= 1
                     stale.append(connection)
                 }
-                // Wait behind earlier requests, and for a moment after a failed open while others are open;
-                // with none open, nothing would come back: open.
-                let paused = state.pausedUntil.map { now < $0 } ?? false
-                if state.count == 0 || state.waiters.isEmpty && state.count < maximum && !paused {
-                    state.count += 1
-                    return .open
-                }
-                return .wait
+                return state.takeRoomToOpen(now: now, maximum: maximum) ? .open : .wait
             }
             for connection in stale { connection.close() }
             switch step {
@@ -210,11 +203,7 @@ final class PostgresConnectionPool: Sendable {
                     if let index = state.idle.lastIndex(where: { $0.isOpen }) {
                         return .answered(.success(.connection(state.idle.remove(at: index))))
                     }
-                    let paused = state.pausedUntil.map { ContinuousClock.now < $0 } ?? false
-                    if state.count == 0 || state.waiters.isEmpty && state.count < maximum && !paused {
-                        state.count += 1
-                        return .answered(.success(.room))
-                    }
+                    if state.takeRoomToOpen(now: .now, maximum: maximum) { return .answered(.success(.room)) }
                     state.waiters.append((id, continuation))
                     return .waiting
                 }
@@ -369,6 +358,17 @@ final class PostgresConnectionPool: Sendable {
 }
 
 extension PostgresConnectionPool.State {
+    /// Counts a connection the caller is to open, when it may: it waits behind earlier requests, and for a moment
+    /// after a failed open while others are open; with none open, nothing would come back, so it opens.
+    ///
+    /// - Returns: Whether the caller opens a connection (counted in `count`) rather than waits.
+    mutating func takeRoomToOpen(now: ContinuousClock.Instant, maximum: Int) -> Bool {
+        let paused = pausedUntil.map { now < $0 } ?? false
+        guard count == 0 || waiters.isEmpty && count < maximum && !paused else { return false }
+        count += 1
+        return true
+    }
+
     /// The calls of `close()` to resume once the last connection closed, when the pool is closed.
     mutating func takeClosing() -> [CheckedContinuation<Void, Never>] {
         guard isClosed else { return [] }
