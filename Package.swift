@@ -20,6 +20,9 @@ let package = Package(
         // The PostgreSQL backend. Its own product, so that a user of `Strata` alone never builds postgres-nio and
         // what it depends on (swift-nio, swift-nio-ssl, swift-crypto).
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        // The backend conformance suite: Swift Testing checks that every backend runs, parameterised by a backend
+        // factory. For test targets; it depends on StrataCore alone, so a third backend can run it too.
+        .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     traits: [
@@ -53,6 +56,11 @@ let package = Package(
         // files and their validation. Never touches the SQLite C API, so StrataPostgres builds without libsqlite3.
         .target(
             name: "StrataCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "StrataTesting",
+            dependencies: ["StrataCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -129,7 +137,7 @@ let package = Package(
             name: "StrataTests",
             dependencies: [
                 // StrataCore for the tests of what moved there (`@testable import StrataCore`).
-                "Strata", "StrataCore", "StrataRecord", "strata-durability-child",
+                "Strata", "StrataCore", "StrataRecord", "StrataTesting", "strata-durability-child",
                 // Only for the doc tests of the PostgreSQL examples in README.md and docs/PostgreSQL.md.
                 "StrataPostgres",
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -158,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "StrataPostgresTests",
             dependencies: [
-                "Strata", "StrataPostgres",
+                "Strata", "StrataPostgres", "StrataTesting",
                 // Only for the unit tests of the numeric reader, which build cells by hand.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Only for the test that runs a pool in a ServiceGroup.

@@ -1,7 +1,7 @@
 public import Logging
 internal import PostgresNIO
 public import ServiceLifecycle
-internal import StrataCore
+public import StrataCore
 
 /// Strata's PostgreSQL database: the same `Model` types and `QueryRequest`s as on SQLite, run on a pool of
 /// connections through postgres-nio.
@@ -34,7 +34,7 @@ internal import StrataCore
 ///   ``PostgresError`` at once, and the next request tries the server again.
 /// - **A cancelled task cancels its statement** on the server (`pg_cancel_backend`), so that it ends at once and
 ///   the connection serves the next request.
-public final class PostgresPool: Sendable, Service {
+public final class PostgresPool: DatabaseWriter, Service {
     /// The server that runs every write.
     private let primary: PostgresConnectionPool
     /// The servers that run the reads, in turn; empty when reads run on the primary.
@@ -130,16 +130,23 @@ public final class PostgresPool: Sendable, Service {
     ///   begin or commit: ``PostgresError/Code/connectionLost`` (nothing committed),
     ///   ``PostgresError/Code/commitOutcomeUnknown`` (the connection broke while `COMMIT` ran: it may have
     ///   committed), ``PostgresError/Code/connectionClosed`` (the pool is closed).
+    @discardableResult
     public func write<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
         try await primary.withSession { session in try await session.transaction(body) }
     }
 
-    /// Runs `body` on a replica when the pool has any (each read on the next one), otherwise on the primary, in
-    /// autocommit mode: each statement sees the data committed when it starts.
+    /// Runs `body` on a replica when the pool has any (each read on the next one), otherwise on the primary, **on one
+    /// consistent snapshot, with writes refused**, as a read of a `DatabasePool` is on SQLite: in a
+    /// `REPEATABLE READ READ ONLY` transaction, which it ends when `body` returns.
     ///
     /// ```swift
     /// let notes = try await pool.read { db in try await db.fetchAll(Note.order(Column("id"))) }
     /// ```
+    ///
+    /// All the statements of `body` see the data as committed when its first statement ran, whatever commits
+    /// meanwhile. A write in it throws PostgreSQL's `25006` (read_only_sql_transaction).
+    ///
+    /// See https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ
     public func read<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
         let pool: PostgresConnectionPool
         if replicas.isEmpty {
@@ -151,7 +158,9 @@ public final class PostgresPool: Sendable, Service {
             }
             pool = replicas[index]
         }
-        return try await pool.withSession(body)
+        return try await pool.withSession { session in
+            try await session.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        }
     }
 
     /// The error of a request to a closed pool.
@@ -159,9 +168,15 @@ public final class PostgresPool: Sendable, Service {
         PostgresError(code: .connectionClosed, message: "the PostgreSQL pool of \(endpoint) is closed", sql: sql)
     }
 
-    /// Runs `body` on a connection to the primary in autocommit mode, outside any transaction: for the migrations
-    /// whose statements cannot run in one (`-- strata:no-transaction`).
-    func writeWithoutTransaction<Result: Sendable>(
+    /// Runs `body` on a connection to the primary in autocommit mode, outside any transaction: each statement commits
+    /// on its own. For statements that cannot run in a transaction (`CREATE INDEX CONCURRENTLY`, `VACUUM`) and the
+    /// migrations of them (`-- strata:no-transaction`).
+    ///
+    /// ```swift
+    /// try await pool.writeWithoutTransaction { db in try await db.execute("VACUUM note") }
+    /// ```
+    @discardableResult
+    public func writeWithoutTransaction<Result: Sendable>(
         _ body: (PostgresSession) async throws -> Result
     ) async throws -> Result {
         try await primary.withSession(body)

@@ -16,7 +16,8 @@ extension PostgresSession {
     /// }
     /// ```
     ///
-    /// Outside a transaction (in a `read`), it runs `body` in a transaction of its own (`BEGIN` ... `COMMIT`).
+    /// Outside a transaction (in ``PostgresPool/writeWithoutTransaction(_:)``), it runs `body` in a transaction of
+    /// its own (`BEGIN` ... `COMMIT`).
     ///
     /// **A statement PostgreSQL rejects fails its block** (this nested transaction, or the `write`), even when the
     /// body catches the error: PostgreSQL aborts the transaction at its first error. The later statements of the
@@ -35,9 +36,17 @@ extension PostgresSession {
     public func transaction<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws
         -> Result
     {
+        try await transaction(beginning: "BEGIN", body)
+    }
+
+    /// Runs `body` as ``transaction(_:)`` does; outside a transaction, the transaction begins with `begin` (`BEGIN`,
+    /// or `BEGIN` with an isolation level and access mode).
+    func transaction<Result: Sendable>(
+        beginning begin: String, _ body: (PostgresSession) async throws -> Result
+    ) async throws -> Result {
         let depth = state.withLock { $0.blocks.count }
         let savepoint = depth == 0 ? nil : "strata_savepoint_\(depth)"
-        let begin = savepoint.map { "SAVEPOINT \($0)" } ?? "BEGIN"
+        let begin = savepoint.map { "SAVEPOINT \($0)" } ?? begin
         try checkOpen(sql: begin)
         try state.withLock { try $0.admitInternal(sql: begin) }
         try await control(begin)

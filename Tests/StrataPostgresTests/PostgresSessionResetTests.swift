@@ -52,11 +52,25 @@ struct PostgresSessionResetTests {
         }
     }
 
-    @Test("a change in a read does not reach the next request on the connection", arguments: changes)
+    @Test(
+        "a change in a read does not reach the next request on the connection",
+        // A read is a read-only transaction, where PostgreSQL refuses to create a table, even a temporary one.
+        arguments: changes.filter { !$0.sql.hasPrefix("CREATE") })
     func changeInRead(_ change: Change) async throws {
         try await PostgresTestServer.withPool(connections: 1) { pool in
             let before = try await Self.probe(pool, change)
             try await pool.read { db in _ = try await db.fetchAll(query: change.sql) }
+            let after = try await Self.probe(pool, change)
+            #expect(after.pid == before.pid)
+            #expect(after.value == before.value)
+        }
+    }
+
+    @Test("a change outside a transaction does not reach the next request on the connection", arguments: changes)
+    func changeWithoutTransaction(_ change: Change) async throws {
+        try await PostgresTestServer.withPool(connections: 1) { pool in
+            let before = try await Self.probe(pool, change)
+            try await pool.writeWithoutTransaction { db in _ = try await db.fetchAll(query: change.sql) }
             let after = try await Self.probe(pool, change)
             #expect(after.pid == before.pid)
             #expect(after.value == before.value)
@@ -112,15 +126,16 @@ struct PostgresSessionResetTests {
         }
     }
 
-    @Test("a read that leaves its own BEGIN open gives back a connection outside any transaction")
-    func readLeavingTransactionOpen() async throws {
+    @Test(
+        "a block outside a transaction that leaves its own BEGIN open gives back a connection outside any transaction")
+    func blockLeavingTransactionOpen() async throws {
         try await PostgresTestServer.withPool(connections: 1) { pool in
-            try await pool.read { db in
+            try await pool.writeWithoutTransaction { db in
                 try await db.execute(query: "BEGIN")
                 try await db.execute(query: "SET LOCAL TimeZone = 'Asia/Tokyo'")
             }
             // In a transaction left open, now() would stay when it began.
-            let (first, second) = try await pool.read { db in
+            let (first, second) = try await pool.writeWithoutTransaction { db in
                 let first = try await db.fetchOne(Date.self, query: "SELECT now()")
                 try await db.execute(query: "SELECT pg_sleep(0.02)")
                 return (first, try await db.fetchOne(Date.self, query: "SELECT now()"))
@@ -128,6 +143,23 @@ struct PostgresSessionResetTests {
             #expect(first != nil && first != second)
             let zone = try await pool.read { db in try await db.fetchOne(String.self, query: "SHOW TimeZone") }
             #expect(zone != "Asia/Tokyo")
+        }
+    }
+
+    @Test("a read owns its transaction: BEGIN in it is refused, and it sees one snapshot")
+    func readOwnsItsTransaction() async throws {
+        try await PostgresTestServer.withPool(connections: 1) { pool in
+            let error = await #expect(throws: DatabaseError.self) {
+                try await pool.read { db in try await db.execute(query: "BEGIN") }
+            }
+            #expect(error?.code == .invalidArgument)
+            // One transaction: now() is when it began, for every statement of the read.
+            let (first, second) = try await pool.read { db in
+                let first = try await db.fetchOne(Date.self, query: "SELECT now()")
+                try await db.execute(query: "SELECT pg_sleep(0.02)")
+                return (first, try await db.fetchOne(Date.self, query: "SELECT now()"))
+            }
+            #expect(first != nil && first == second)
         }
     }
 }

@@ -146,8 +146,8 @@ struct PostgresTransactionRuleTests {
             #expect(value == 43)
             #expect(try await Self.keys(pool) == ["a", "b", "e"])
 
-            // In a read, transaction { } is a transaction of its own.
-            try await pool.read { db in
+            // Outside a transaction, transaction { } is a transaction of its own.
+            try await pool.writeWithoutTransaction { db in
                 try await db.transaction { db in try await db.execute(query: "INSERT INTO u VALUES ('r')") }
                 await #expect(throws: Failure.self) {
                     try await db.transaction { db in

@@ -14,13 +14,26 @@ extension Database {
     func lent<Output>(_ body: (Database) throws -> Output) throws -> Output {
         defer { closeWasRefused = false }
         let output = try body(self)
+        try checkCloseWasNotCalled()
+        return output
+    }
+
+    /// Runs `body`, which may suspend, as ``lent(_:)`` does.
+    func lent<Output>(suspending body: (Database) async throws -> Output) async throws -> Output {
+        defer { closeWasRefused = false }
+        let output = try await body(self)
+        try checkCloseWasNotCalled()
+        return output
+    }
+
+    /// Throws when `close()` was refused inside the block that just returned.
+    private func checkCloseWasNotCalled() throws {
         if closeWasRefused {
             throw DatabaseError(
                 code: .invalidArgument,
                 message: "close() was called inside a pool or queue block: the pool owns its connections and "
                     + "closes them in its own close(); nothing the block wrote is committed")
         }
-        return output
     }
 
     /// Runs `body` in a deferred transaction, so that all its statements read one snapshot, and ends it.
@@ -42,6 +55,13 @@ extension Database {
         return try readTransaction(body)
     }
 
+    /// Runs `body`, which may suspend, as ``queryOnlyTransaction(_:)`` does.
+    func queryOnlyTransaction<Output>(suspending body: (Database) async throws -> Output) async throws -> Output {
+        try execute(query: "PRAGMA query_only = ON")
+        defer { try? execute(query: "PRAGMA query_only = OFF") }
+        return try await transaction(.deferred, suspending: body)
+    }
+
     /// Runs `body` outside any transaction, for work that cannot run in one (VACUUM, some pragmas, migrations that
     /// manage their own transactions). **A transaction that `body` leaves open is rolled back**, so the connection
     /// is clean for the next caller.
@@ -56,13 +76,31 @@ extension Database {
             rollBackLeftoverTransaction()
             throw error
         }
+        try checkNoTransactionLeftOpen()
+        return output
+    }
+
+    /// Runs `body`, which may suspend, as ``withoutTransaction(_:)`` does.
+    func withoutTransaction<Output>(suspending body: (Database) async throws -> Output) async throws -> Output {
+        let output: Output
+        do {
+            output = try await body(self)
+        } catch {
+            rollBackLeftoverTransaction()
+            throw error
+        }
+        try checkNoTransactionLeftOpen()
+        return output
+    }
+
+    /// Rolls back a transaction the body of ``withoutTransaction(_:)`` left open, and throws.
+    private func checkNoTransactionLeftOpen() throws {
         if isInTransaction {
             rollBackLeftoverTransaction()
             throw DatabaseError(
                 code: .invalidArgument,
                 message: "writeWithoutTransaction returned with a transaction open; it was rolled back")
         }
-        return output
     }
 
     private func rollBackLeftoverTransaction() {

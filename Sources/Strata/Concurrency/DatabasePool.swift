@@ -36,7 +36,7 @@ public final class DatabasePool: Sendable {
     /// What the pool reports (see ``DatabaseObservability``).
     public let observability: DatabaseObservability
 
-    private let writer: ConnectionPool
+    let writer: ConnectionPool
     let readers: ConnectionPool
     /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
     private let checkpointer: Checkpointer?

@@ -19,6 +19,8 @@ import Synchronization
 final class SerialConnection: Sendable {
     private let database: Mutex<Database>
     private let queue: DispatchQueue
+    /// Runs the code of a suspending body (``runSuspending(_:)``) on `queue`.
+    private let executor: ConnectionExecutor
     /// Opens and configures a connection like the first one; nil when a new connection could not take the old one's
     /// place (an in-memory database, whose data lives in its one connection).
     private let reopen: (@Sendable () throws -> sending Database)?
@@ -38,6 +40,8 @@ final class SerialConnection: Sendable {
         database.isOwnedByPool = true
         self.database = Mutex(database)
         self.queue = DispatchQueue(label: label)
+        self.executor = ConnectionExecutor(queue: queue)
+        queue.setSpecific(key: Self.queueKey, value: ())
         self.reopen = reopen
         let family = reopen == nil ? nil : (family ?? ConnectionFamily())
         self.family = family
@@ -61,6 +65,26 @@ final class SerialConnection: Sendable {
             }
             return try job.takeOutput()
         }
+    }
+
+    /// Marks the connections' queues, for ``isOnConnectionQueue``.
+    private static let queueKey = DispatchSpecificKey<Void>()
+
+    /// Whether the caller runs on the queue of a connection: for the tests that check where a body's code runs.
+    static var isOnConnectionQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) != nil
+    }
+
+    /// Runs `body`, which may suspend, with the connection: **its code runs on the connection's queue** (the task
+    /// prefers the connection's executor while it runs), so its SQLite calls block that queue's thread, never one of
+    /// Swift's cooperative threads.
+    ///
+    /// The caller holds a lease from ``ConnectionPool`` for the whole body, so nothing else reaches the connection
+    /// until it returns, suspended or not; a connection that needs renewing is renewed first, as for any work.
+    @concurrent
+    func runSuspending<Output>(_ body: (Database) async throws -> Output) async throws -> Output {
+        let lent = try await perform { database in LentDatabase(database: database) }
+        return try await withTaskExecutorPreference(executor) { try await body(lent.database) }
     }
 
     /// Runs `first` on the connection's queue, then each job `next` hands out, back to back on the queue's thread,
@@ -220,5 +244,32 @@ final class ConnectionJob<Output>: PoolJob, @unchecked Sendable {
             throw DatabaseError(code: .connectionClosed, message: "the connection stopped before the work could run")
         }
         return try outcome.get()
+    }
+}
+
+/// The connection of a lease, taken out of its mutex for a body that suspends.
+///
+/// `@unchecked Sendable` is sound because the lease gives the connection to that body alone until it returns, and
+/// its code runs on the connection's queue (``ConnectionExecutor``).
+private struct LentDatabase: @unchecked Sendable {
+    let database: Database
+}
+
+/// The task executor of one connection: it runs the jobs of a task that prefers it on the connection's serial queue,
+/// after the work queued there before.
+///
+/// See https://github.com/swiftlang/swift-evolution/blob/main/proposals/0417-task-executor-preference.md
+final class ConnectionExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
     }
 }

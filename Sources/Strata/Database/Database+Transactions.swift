@@ -51,19 +51,115 @@ extension Database {
         _ kind: TransactionKind = .deferred,
         _ body: (Database) throws -> Result
     ) throws -> Result {
-        if isInTransaction {
-            return try savepoint(body)
-        }
-        try beginTransaction(kind)
+        let block = try enterBlock(kind)
         let result: Result
         do {
-            result = try runBlock { try refusingTransactionControl(.transactionControlRefused) { try body(self) } }
-            try commitTransaction()
+            result = try body(self)
         } catch {
-            rollbackAfterFailure()
+            throw leaveBlock(block, failedWith: error) ?? error
+        }
+        if let error = leaveBlock(block, failedWith: nil) { throw error }
+        return result
+    }
+
+    /// Runs `body`, which may suspend, in a transaction as ``transaction(_:_:)`` does: **it commits when `body`
+    /// returns and rolls back when `body` throws**; inside another transaction it is a savepoint. This is the
+    /// ``DatabaseSession`` requirement, for code written once for every backend:
+    ///
+    /// ```swift
+    /// try await pool.write { session in
+    ///     try await session.insert(&order)
+    ///     try await session.transaction { session in try await session.insert(&coupon) }
+    /// }
+    /// ```
+    ///
+    /// A synchronous body calls the synchronous ``transaction(_:_:)``.
+    @_disfavoredOverload
+    @discardableResult
+    public func transaction<Output: Sendable>(_ body: (Database) async throws -> Output) async throws -> Output {
+        try await transaction(.deferred, suspending: body)
+    }
+
+    /// Runs `body`, which may suspend, in a transaction of `kind`, or in a savepoint inside a transaction.
+    func transaction<Output>(_ kind: TransactionKind, suspending body: (Database) async throws -> Output)
+        async throws -> Output
+    {
+        let block = try enterBlock(kind)
+        let output: Output
+        do {
+            output = try await body(self)
+        } catch {
+            throw leaveBlock(block, failedWith: error) ?? error
+        }
+        if let error = leaveBlock(block, failedWith: nil) { throw error }
+        return output
+    }
+
+    /// A transaction block that ``enterBlock(_:)`` opened: the transaction itself, or a savepoint inside one.
+    private enum Block {
+        /// A transaction, and what transaction control was refused with before it.
+        case transaction(refusalBefore: DatabaseError?)
+        /// A savepoint, by name.
+        case savepoint(String)
+    }
+
+    /// Opens a transaction block: begins a transaction of `kind`, with `BEGIN`, `COMMIT` and `ROLLBACK` refused until
+    /// it ends, or, inside a transaction, a savepoint.
+    private func enterBlock(_ kind: TransactionKind) throws -> Block {
+        guard isInTransaction else {
+            try beginTransaction(kind)
+            connection.beginBlock()
+            let refusalBefore = connection.transactionGuard.refusal
+            connection.transactionGuard.refusal = .transactionControlRefused
+            return .transaction(refusalBefore: refusalBefore)
+        }
+        // As PostgreSQL refuses a savepoint in an aborted transaction: the enclosing block has failed already.
+        if connection.isAborted { throw connection.abortedRefusal(sql: nil) }
+        let name = nextSavepointName()
+        do {
+            try execute(query: "SAVEPOINT \(name)")
+        } catch {
+            releaseSavepointName()
             throw error
         }
-        return result
+        connection.beginBlock()
+        return .savepoint(name)
+    }
+
+    /// Ends `block` after its body returned (`error` nil) or threw `error`: commits or releases it, or rolls it back.
+    ///
+    /// The first statement SQLite rejected inside the block fails it even when the body caught its error: then the
+    /// block rolls back and that failure is the error, also in place of a refusal it caused that the body threw.
+    ///
+    /// - Returns: The error the block throws; nil when it committed.
+    private func leaveBlock(_ block: Block, failedWith error: (any Error)?) -> (any Error)? {
+        if case .transaction(let refusalBefore) = block {
+            connection.transactionGuard.refusal = refusalBefore
+        }
+        var error = error
+        if let failure = connection.endBlock() {
+            if error == nil || (error as? DatabaseError)?.code == .transactionAborted { error = failure }
+        }
+        switch block {
+        case .transaction:
+            if error == nil {
+                do { try commitTransaction() } catch { return rolledBack(after: error) }
+                return nil
+            }
+            return error.map(rolledBack(after:))
+        case .savepoint(let name):
+            defer { releaseSavepointName() }
+            if let error {
+                // SQLite may already have rolled back the whole transaction (after SQLITE_FULL, for example).
+                if isInTransaction {
+                    try? execute(query: "ROLLBACK TO SAVEPOINT \(name)")
+                    try? execute(query: "RELEASE SAVEPOINT \(name)")
+                }
+                return error
+            }
+            do { try execute(query: "RELEASE SAVEPOINT \(name)") } catch { return error }
+            return nil
+        }
     }
 
     /// Begins a transaction. Use ``transaction(_:_:)`` where you can: it never leaves one open.
@@ -85,27 +181,6 @@ extension Database {
     /// Rolls back the open transaction.
     public func rollbackTransaction() throws {
         try execute(query: "ROLLBACK TRANSACTION")
-    }
-
-    private func savepoint<Result>(_ body: (Database) throws -> Result) throws -> Result {
-        // As PostgreSQL refuses a savepoint in an aborted transaction: the enclosing block has failed already.
-        if connection.isAborted { throw connection.abortedRefusal(sql: nil) }
-        let name = nextSavepointName()
-        defer { releaseSavepointName() }
-        try execute(query: "SAVEPOINT \(name)")
-        let result: Result
-        do {
-            result = try runBlock { try body(self) }
-        } catch {
-            // SQLite may already have rolled back the whole transaction (after SQLITE_FULL, for example).
-            if isInTransaction {
-                try? execute(query: "ROLLBACK TO SAVEPOINT \(name)")
-                try? execute(query: "RELEASE SAVEPOINT \(name)")
-            }
-            throw error
-        }
-        try execute(query: "RELEASE SAVEPOINT \(name)")
-        return result
     }
 
     /// Runs `body` as one transaction block, whose caller commits it when this returns and rolls it back when this
@@ -134,10 +209,12 @@ extension Database {
         try connection.transactionGuard.refusing(with: error, body)
     }
 
-    /// Rolls back whatever is open after a failure; the original error is what the caller needs to see.
-    private func rollbackAfterFailure() {
+    /// Rolls back whatever is open after `error`, and returns `error`: the original error is what the caller needs to
+    /// see.
+    private func rolledBack(after error: any Error) -> any Error {
         if isInTransaction {
             try? rollbackTransaction()
         }
+        return error
     }
 }

@@ -49,13 +49,13 @@ extension Migrator {
     /// Each migration runs in its own transaction, as `migrate(_:)` on a `Database` does; writes asked for meanwhile
     /// wait for the writer.
     @discardableResult
-    public func migrate(_ writer: some DatabaseWriter) async throws -> [Int] {
+    public func migrate(_ writer: some DatabaseWriter<Database>) async throws -> [Int] {
         try await writer.writeWithoutTransaction { db in try migrate(db) }
     }
 
     /// Applies the pending migrations of a pool's or queue's database up to `targetVersion`.
     @discardableResult
-    public func migrate(_ writer: some DatabaseWriter, to targetVersion: Int) async throws -> [Int] {
+    public func migrate(_ writer: some DatabaseWriter<Database>, to targetVersion: Int) async throws -> [Int] {
         try await writer.writeWithoutTransaction { db in try migrate(db, to: targetVersion) }
     }
 
@@ -117,7 +117,7 @@ extension Migrator {
     }
 
     /// The migration status of a pool's or queue's database, read on a reader.
-    public func status(of reader: some DatabaseReader) async throws -> MigrationStatus {
+    public func status(of reader: some DatabaseReader<Database>) async throws -> MigrationStatus {
         try await reader.read { db in try status(of: db) }
     }
 

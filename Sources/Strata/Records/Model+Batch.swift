@@ -79,7 +79,7 @@ extension Database {
                 do {
                     if let row = try insertRow(next, &decoding) { readBack(index, row) }
                 } catch {
-                    throw Self.locate(error, atElement: index)
+                    throw BatchInsertFailure.locate(error, atElement: index)
                 }
                 guard let following = iterator.next() else { return }
                 next = following
@@ -102,49 +102,5 @@ extension Database {
             return nil
         }
         return try readBack(T.self, from: statement, record, decoding: &decoding)
-    }
-
-    /// `error`, thrown by the insert of the element at `index` of a batch, located at it.
-    static func locate(_ error: any Error, atElement index: Int) -> any Error {
-        let key = ElementKey(intValue: index)
-        switch error {
-        case let error as DatabaseError:
-            return error.atElement(index)
-        case EncodingError.invalidValue(let value, let context):
-            return EncodingError.invalidValue(value, context.located(at: key))
-        case DecodingError.typeMismatch(let type, let context):
-            return DecodingError.typeMismatch(type, context.located(at: key))
-        case DecodingError.valueNotFound(let type, let context):
-            return DecodingError.valueNotFound(type, context.located(at: key))
-        case DecodingError.keyNotFound(let codingKey, let context):
-            return DecodingError.keyNotFound(codingKey, context.located(at: key))
-        case DecodingError.dataCorrupted(let context):
-            return DecodingError.dataCorrupted(context.located(at: key))
-        default:
-            return DatabaseError(
-                code: .invalidArgument, message: "the insert of element \(index) of the batch failed: \(error)",
-                underlyingError: error, elementIndex: index)
-        }
-    }
-}
-
-/// The coding key of an element of a batch, named as `JSONEncoder` names an element of an array.
-struct ElementKey: CodingKey {
-    let intValue: Int?
-    var stringValue: String { "Index \(intValue ?? 0)" }
-
-    init(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
-}
-
-extension EncodingError.Context {
-    fileprivate func located(at key: ElementKey) -> Self {
-        Self(codingPath: [key] + codingPath, debugDescription: debugDescription, underlyingError: underlyingError)
-    }
-}
-
-extension DecodingError.Context {
-    fileprivate func located(at key: ElementKey) -> Self {
-        Self(codingPath: [key] + codingPath, debugDescription: debugDescription, underlyingError: underlyingError)
     }
 }

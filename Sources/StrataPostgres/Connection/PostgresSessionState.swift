@@ -69,7 +69,8 @@ extension PostgresSessionState.Value {
             guard blocks.isEmpty else {
                 let refusal = DatabaseError(
                     code: .invalidArgument,
-                    message: "BEGIN, COMMIT and ROLLBACK are refused inside a write or a transaction { }: the block "
+                    message:
+                        "BEGIN, COMMIT and ROLLBACK are refused inside a read, a write or a transaction { }: the block "
                         + "owns its transaction; nest with transaction { } instead",
                     sql: sql)
                 // The block rolls back, so that nothing it wrote is committed behind the caller's back.

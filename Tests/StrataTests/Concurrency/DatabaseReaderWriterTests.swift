@@ -5,7 +5,7 @@ import Testing
 @Suite("Concurrency: one reader/writer protocol for pools and queues")
 struct DatabaseReaderWriterTests {
     /// Migrates and counts through the protocols only, as library code written once for both would.
-    func migrateAndCount(_ writer: some DatabaseWriter) async throws -> (
+    func migrateAndCount(_ writer: some DatabaseWriter<Database>) async throws -> (
         applied: [Int], status: MigrationStatus, notes: Int
     ) {
         var migrator = Migrator()

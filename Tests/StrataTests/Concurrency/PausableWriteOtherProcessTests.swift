@@ -115,7 +115,7 @@ struct PausableWriteOtherProcessTests {
             }
         case .pool, .queue:
             return Task {
-                let writer: any DatabaseWriter =
+                let writer: any DatabaseWriter<Database> =
                     kind == .pool ? try DatabasePool(path: path) : try DatabaseQueue(path: path)
                 do {
                     try await writer.pausableWrite(maxTransactionDuration: duration, step)

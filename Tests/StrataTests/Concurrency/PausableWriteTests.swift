@@ -603,7 +603,7 @@ final class TestCounter: Sendable {
 
 /// A pool or queue on a file with an `item` table, for the tests above.
 struct PausableFixture {
-    let writer: any DatabaseWriter
+    let writer: any DatabaseWriter<Database>
     let path: String
     let kind: PausableWriteTests.Writer
 
@@ -647,7 +647,7 @@ func withPausableFixture(
 ) async throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("pausable.sqlite")
-    let writer: any DatabaseWriter =
+    let writer: any DatabaseWriter<Database> =
         switch kind {
         case .pool: try DatabasePool(path: path)
         case .queue: try DatabaseQueue(path: path)

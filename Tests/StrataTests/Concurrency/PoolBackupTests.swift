@@ -63,7 +63,7 @@ private func files(beside path: String) throws -> [String] {
 }
 
 /// Fills `item` with `rows` rows of 200 bytes: about 60 to a 4 KiB page.
-private func fill(_ writer: some DatabaseWriter, rows: Int = 1200) async throws {
+private func fill(_ writer: some DatabaseWriter<Database>, rows: Int = 1200) async throws {
     try await writer.write { db in
         try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
         let insert = try db.prepare(query: "INSERT INTO item (payload) VALUES (randomblob(200))")

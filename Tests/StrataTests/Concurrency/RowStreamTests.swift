@@ -13,7 +13,7 @@ struct StreamedNote: Model, Equatable, Sendable {
 }
 
 /// Creates the `note` table with `count` rows (see ``StreamedNote``), in one write.
-func insertStreamedNotes(_ count: Int, into pool: some DatabaseWriter) async throws {
+func insertStreamedNotes(_ count: Int, into pool: some DatabaseWriter<Database>) async throws {
     try await pool.write { db in
         try db.execute(query: "CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, content TEXT, mood TEXT)")
         try db.execute(

@@ -84,7 +84,7 @@ struct FailedStatementTransactionTests {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.path("pool.sqlite"), readers: 2)
         let queue = try DatabaseQueue(path: directory.path("queue.sqlite"))
-        for writer in [pool as any DatabaseWriter, queue] {
+        for writer in [pool as any DatabaseWriter<Database>, queue] {
             try await writer.write { db in
                 try db.execute(query: Self.schema)
                 try db.execute(query: "INSERT INTO item (name) VALUES ('taken')")

@@ -85,13 +85,23 @@ struct PostgreSQLDocTests {
                 var createdAt: Date
                 var content: String
             }
-            let latest = Note.order(Column("created_at").desc).limit(50)
+
+            // Written once, for every backend.
+            func latestNotes(in db: some DatabaseReader) async throws -> [Note] {
+                try await db.read { session in try await session.fetchAll(Note.order(Column("created_at").desc).limit(50)) }
+            }
+            func save(_ note: Note, in db: some DatabaseWriter) async throws -> Note {
+                try await db.write { session in
+                    var note = note
+                    try await session.insert(&note)
+                    return note
+                }
+            }
 
             let sqlite = try DatabasePool(path: "strata.sqlite")                // SQLite: one file
-            let onSQLite = try await sqlite.read { db in try db.fetchAll(latest) }
-
             let postgres = try PostgresPool(url: databaseURL)                   // PostgreSQL: a server, usable at once
-            let onPostgres = try await postgres.read { db in try await db.fetchAll(latest) }
+            let onSQLite = try await latestNotes(in: sqlite)
+            let onPostgres = try await latestNotes(in: postgres)
             print(onPostgres.map(\.content) == onSQLite.map(\.content))         // true
             await postgres.close()
             // end snippet

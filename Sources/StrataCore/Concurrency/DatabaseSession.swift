@@ -1,0 +1,108 @@
+/// What one connection can do inside the block of a `read` or a `write`, on every backend: Strata's `Database`
+/// (SQLite) and `PostgresSession` (PostgreSQL) are sessions.
+///
+/// Code written against it runs unchanged on both:
+///
+/// ```swift
+/// func archive(_ id: Int64, in session: some DatabaseSession) async throws -> Bool {
+///     guard var note = try await session.find(Note.self, id: id) else { return false }
+///     note.archivedAt = Date()
+///     try await session.update(note)
+///     return true
+/// }
+/// ```
+///
+/// - **Values are bound, never spliced**: an ``SQL`` value binds what it interpolates, and the records bind their
+///   columns.
+/// - **A statement the database rejects fails its transaction block**, even when the body catches its error: the
+///   later statements of the block throw ``DatabaseError/Code/transactionAborted``, and the block rolls back and
+///   throws the first failure when the body returns. Run a statement that may fail in a nested
+///   ``transaction(_:)``: its failure rolls back that savepoint only.
+/// - **A session belongs to its block**: it is not `Sendable` on every backend, and is not kept after the block.
+///
+/// SQLite's `Database` satisfies the requirements with its synchronous methods: on SQLite the same calls need no
+/// `await` where the type is known to be `Database`.
+public protocol DatabaseSession {
+    /// Runs `sql`, and any statements after it in the same text.
+    func execute(_ sql: SQL) async throws
+
+    /// The rows of `sql`, each decoded as `T` (a `Decodable` type whose coding keys are columns, or a single value
+    /// read from a one-column row).
+    func fetchAll<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder) async throws -> [T]
+
+    /// The first row of `sql` decoded as `T`, or nil when there is none.
+    func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder) async throws -> T?
+
+    /// The records `request` selects, in its order.
+    func fetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record]
+
+    /// The first record `request` selects, or nil.
+    func fetchOne<Record: Model>(_ request: QueryRequest<Record>) async throws -> Record?
+
+    /// How many records `request` selects.
+    func fetchCount<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int
+
+    /// Sets `assignments` on the rows `request` selects, and returns how many changed.
+    @discardableResult
+    func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...) async throws
+        -> Int
+
+    /// Deletes the rows `request` selects, and returns how many.
+    @discardableResult
+    func deleteAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int
+
+    /// Inserts `model` and updates it with the row as written: a generated key, defaults, what triggers set.
+    func insert<T: Model>(_ model: inout T) async throws
+
+    /// Inserts `model`.
+    func insert<T: Model>(_ model: T) async throws
+
+    /// Inserts each of `models` in order, in one savepoint (all or none), and updates each with its row as written.
+    func insert<T: Model>(contentsOf models: inout [T]) async throws
+
+    /// Updates the row of `model`'s primary key; throws ``DatabaseError/Code/recordNotFound`` when there is none.
+    func update<T: Model>(_ model: T) async throws
+
+    /// Inserts `model`, or updates the row of its primary key, and updates `model` with the row as written.
+    func upsert<T: Model>(_ model: inout T) async throws
+
+    /// Deletes the row of `model`'s primary key, and returns whether there was one.
+    @discardableResult
+    func delete<T: Model>(_ model: T) async throws -> Bool
+
+    /// Deletes the row of `T` whose primary key is `id`, and returns whether there was one.
+    @discardableResult
+    func delete<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> Bool
+
+    /// The record of `T` whose primary key is `id`, or nil.
+    func find<T: Model>(_ type: T.Type, id: some DatabaseValueConvertible) async throws -> T?
+
+    /// Every record of `T`'s table.
+    func fetchAll<T: Model>(_ type: T.Type) async throws -> [T]
+
+    /// Runs `body` in a nested transaction (a savepoint inside a `write`): **when `body` throws, what it wrote rolls
+    /// back and the enclosing block goes on**; when it returns, its work joins the enclosing transaction.
+    func transaction<Output: Sendable>(_ body: (Self) async throws -> Output) async throws -> Output
+}
+
+extension DatabaseSession {
+    /// The rows of `sql`, each decoded as `T` with the default ``RowDecoder``.
+    ///
+    /// ```swift
+    /// let notes = try await session.fetchAll(Note.self, "SELECT * FROM note WHERE mood = \(mood)")
+    /// ```
+    @_disfavoredOverload
+    public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: SQL) async throws -> [T] {
+        try await fetchAll(type, sql, decoder: RowDecoder())
+    }
+
+    /// The first row of `sql` decoded as `T` with the default ``RowDecoder``, or nil when there is none.
+    ///
+    /// ```swift
+    /// let count = try await session.fetchOne(Int.self, "SELECT count(*) FROM note") ?? 0
+    /// ```
+    @_disfavoredOverload
+    public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL) async throws -> T? {
+        try await fetchOne(type, sql, decoder: RowDecoder())
+    }
+}

@@ -1,0 +1,360 @@
+import StrataCore
+import Testing
+
+/// One check of the backend conformance suite: what every backend must do the same way, through the shared
+/// protocols only (``DatabaseWriter``, ``DatabaseReader``, ``DatabaseSession``).
+///
+/// Run each on each backend from a parameterised test:
+///
+/// ```swift
+/// @Test(arguments: ConformanceCheck.allCases)
+/// func conformance(_ check: ConformanceCheck) async throws {
+///     try await check.run(on: MyBackend())
+/// }
+/// ```
+///
+/// A check records its failures with Swift Testing's `#expect`, and throws when it cannot go on.
+public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// The example of DESIGN.md's "One library, two backends": a generic read, a generic write, a count with an
+    /// interpolated value.
+    case designExample
+    /// A write commits when its body returns and rolls back when it throws.
+    case writeIsOneTransaction
+    /// A statement the database rejects fails the write even when the body catches its error.
+    case failedStatementFailsTheWrite
+    /// A nested transaction that fails rolls back alone, and the write goes on.
+    case nestedTransactionContainsFailure
+    /// A read refuses writes.
+    case readRefusesWrites
+    /// A read sees one snapshot, whatever commits meanwhile.
+    case readSeesOneSnapshot
+    /// `writeWithoutTransaction` commits each statement on its own.
+    case writeWithoutTransactionCommitsEachStatement
+    /// `insert`, `find`, `update`, `upsert`, `delete`, `fetchAll(Model.self)`.
+    case records
+    /// `insert(contentsOf:)` writes keys back, and is all or none, naming the element that failed.
+    case batchInsert
+    /// Requests: filter, order, limit, count, `updateAll`, `deleteAll`, an empty `contains`.
+    case requests
+    /// `SQL` binds interpolated values and quotes identifiers.
+    case sqlValues
+    /// `close()` ends the writer: new work throws `connectionClosed`.
+    case closeRefusesNewWork
+
+    public var description: String { rawValue }
+
+    /// Runs the check on a fresh writer of `backend`, then closes and disposes of it.
+    public func run<Backend: ConformanceBackend>(on backend: Backend) async throws {
+        let writer = try await backend.makeWriter()
+        do {
+            try await run(on: writer, of: backend)
+        } catch {
+            await writer.close()
+            await backend.dispose(writer)
+            throw error
+        }
+        await writer.close()
+        await backend.dispose(writer)
+    }
+
+    private func run<Backend: ConformanceBackend>(on writer: Backend.Writer, of backend: Backend) async throws {
+        try await writer.writeWithoutTransaction { session in
+            try await session.execute(
+                """
+                CREATE TABLE conformance_note (
+                    \(raw: backend.assignedPrimaryKey("id")),
+                    content TEXT NOT NULL UNIQUE,
+                    mood TEXT NOT NULL,
+                    score BIGINT NOT NULL)
+                """)
+        }
+        switch self {
+        case .designExample: try await Checks.designExample(writer)
+        case .writeIsOneTransaction: try await Checks.writeIsOneTransaction(writer)
+        case .failedStatementFailsTheWrite: try await Checks.failedStatementFailsTheWrite(writer)
+        case .nestedTransactionContainsFailure: try await Checks.nestedTransactionContainsFailure(writer)
+        case .readRefusesWrites: try await Checks.readRefusesWrites(writer)
+        case .readSeesOneSnapshot: try await Checks.readSeesOneSnapshot(writer, concurrent: backend.readsRunBesideWrites)
+        case .writeWithoutTransactionCommitsEachStatement:
+            try await Checks.writeWithoutTransactionCommitsEachStatement(writer)
+        case .records: try await Checks.records(writer)
+        case .batchInsert: try await Checks.batchInsert(writer)
+        case .requests: try await Checks.requests(writer)
+        case .sqlValues: try await Checks.sqlValues(writer)
+        case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
+        }
+    }
+}
+
+/// The record the checks write: a row of `conformance_note`.
+struct ConformanceNote: Model, Equatable, Sendable {
+    static let tableName = "conformance_note"
+    var id: Int64?
+    var content: String
+    var mood: String
+    var score: Int64
+}
+
+extension SQL.StringInterpolation {
+    /// SQL text from the backend, spliced as it is: a column definition.
+    fileprivate mutating func appendInterpolation(raw text: String) {
+        appendInterpolation(SQL(sql: text))
+    }
+}
+
+/// The checks, each written once against the shared protocols.
+private enum Checks {
+    static func happyNotes(in db: some DatabaseReader) async throws -> [ConformanceNote] {
+        try await db.read { session in
+            try await session.fetchAll(ConformanceNote.filter(Column("mood") == "happy").order(Column("id")))
+        }
+    }
+
+    static func save(_ note: ConformanceNote, in db: some DatabaseWriter) async throws -> ConformanceNote {
+        try await db.write { session in
+            var note = note
+            try await session.insert(&note)
+            return note
+        }
+    }
+
+    static func count(in db: some DatabaseReader) async throws -> Int {
+        try await db.read { session in try await session.fetchCount(ConformanceNote.all()) }
+    }
+
+    static func note(_ content: String, mood: String = "happy", score: Int64 = 1) -> ConformanceNote {
+        ConformanceNote(id: nil, content: content, mood: mood, score: score)
+    }
+
+    static func designExample(_ pool: some DatabaseWriter) async throws {
+        let first = try await save(note("first"), in: pool)
+        let second = try await save(note("second", mood: "sad"), in: pool)
+        let third = try await save(note("third"), in: pool)
+        #expect(first.id != nil && second.id != nil && third.id != nil)
+        #expect(Set([first.id, second.id, third.id]).count == 3)
+        let notes = try await happyNotes(in: pool)
+        #expect(notes == [first, third])
+        let mood = "happy"
+        let n: Int = try await pool.read { session in
+            try await session.fetchOne(Int.self, "SELECT count(*) FROM conformance_note WHERE mood = \(mood)") ?? 0
+        }
+        #expect(n == 2)
+    }
+
+    struct Rollback: Error {}
+
+    static func writeIsOneTransaction(_ pool: some DatabaseWriter) async throws {
+        let content = try await pool.write { session in
+            try await session.insert(note("kept"))
+            return "kept"
+        }
+        #expect(content == "kept")
+        await #expect(throws: Rollback.self) {
+            try await pool.write { session in
+                try await session.insert(note("dropped"))
+                try await session.insert(note("dropped too"))
+                throw Rollback()
+            }
+        }
+        let contents = try await pool.read { session in
+            try await session.fetchAll(ConformanceNote.self).map(\.content)
+        }
+        #expect(contents == ["kept"])
+    }
+
+    static func failedStatementFailsTheWrite(_ pool: some DatabaseWriter) async throws {
+        _ = try await save(note("taken"), in: pool)
+        await #expect(throws: (any Error).self) {
+            try await pool.write { session in
+                try await session.insert(note("new"))
+                // The duplicate fails; catching its error does not make the write commit.
+                do { try await session.insert(note("taken")) } catch {}
+            }
+        }
+        #expect(try await count(in: pool) == 1)
+    }
+
+    static func nestedTransactionContainsFailure(_ pool: some DatabaseWriter) async throws {
+        _ = try await save(note("taken"), in: pool)
+        let caught = try await pool.write { session in
+            try await session.insert(note("before"))
+            var caught = false
+            do {
+                try await session.transaction { session in try await session.insert(note("taken")) }
+            } catch {
+                caught = true
+            }
+            try await session.insert(note("after"))
+            return caught
+        }
+        #expect(caught)
+        let contents = try await pool.read { session in
+            try await session.fetchAll(ConformanceNote.order(Column("content"))).map(\.content)
+        }
+        #expect(contents == ["after", "before", "taken"])
+    }
+
+    static func readRefusesWrites(_ pool: some DatabaseWriter) async throws {
+        await #expect(throws: (any Error).self) {
+            try await pool.read { session in
+                try await session.execute(
+                    "INSERT INTO conformance_note (content, mood, score) VALUES ('read', 'happy', 1)")
+            }
+        }
+        await #expect(throws: (any Error).self) {
+            try await pool.read { session in try await session.insert(note("read")) }
+        }
+        #expect(try await count(in: pool) == 0)
+    }
+
+    static func readSeesOneSnapshot(_ pool: some DatabaseWriter, concurrent: Bool) async throws {
+        _ = try await save(note("first"), in: pool)
+        guard concurrent else { return }
+        let counts = try await pool.read { session in
+            let before = try await session.fetchCount(ConformanceNote.all())
+            // Another connection commits while the read is open.
+            _ = try await save(note("second"), in: pool)
+            let after = try await session.fetchCount(ConformanceNote.all())
+            return [before, after]
+        }
+        #expect(counts == [1, 1])
+        #expect(try await count(in: pool) == 2)
+    }
+
+    static func writeWithoutTransactionCommitsEachStatement(_ pool: some DatabaseWriter) async throws {
+        await #expect(throws: Rollback.self) {
+            try await pool.writeWithoutTransaction { session in
+                try await session.insert(note("committed at once"))
+                throw Rollback()
+            }
+        }
+        #expect(try await count(in: pool) == 1)
+    }
+
+    static func records(_ pool: some DatabaseWriter) async throws {
+        var ada = note("ada", score: 10)
+        try await pool.write { session in
+            try await session.insert(&ada)
+        }
+        let id = try #require(ada.id)
+        #expect(try await pool.read { session in try await session.find(ConformanceNote.self, id: id) } == ada)
+
+        ada.score = 11
+        try await pool.write { session in try await session.update(ada) }
+        var grace = note("grace", mood: "sad")
+        try await pool.write { session in
+            try await session.upsert(&grace)
+            var changed = ada
+            changed.mood = "calm"
+            try await session.upsert(&changed)
+        }
+        let all = try await pool.read { session in try await session.fetchAll(ConformanceNote.self) }
+        #expect(all.count == 2)
+        let stored = try await pool.read { session in try await session.find(ConformanceNote.self, id: id) }
+        #expect(stored?.score == 11)
+        #expect(stored?.mood == "calm")
+
+        let missing = ConformanceNote(id: id + 1000, content: "nobody", mood: "sad", score: 0)
+        await #expect(throws: DatabaseError.self) {
+            try await pool.write { session in try await session.update(missing) }
+        }
+        let deleted = try await pool.write { session in
+            [
+                try await session.delete(ada),
+                try await session.delete(ConformanceNote.self, id: id),
+                try await session.delete(ConformanceNote.self, id: try #require(grace.id)),
+            ]
+        }
+        #expect(deleted == [true, false, true])
+        #expect(try await count(in: pool) == 0)
+    }
+
+    static func batchInsert(_ pool: some DatabaseWriter) async throws {
+        var notes = [note("one"), note("two"), note("three")]
+        try await pool.write { session in try await session.insert(contentsOf: &notes) }
+        #expect(notes.allSatisfy { $0.id != nil })
+        #expect(Set(notes.map(\.id)).count == 3)
+
+        var failing = [note("four"), note("two"), note("five")]
+        let kept = failing
+        let error = await #expect(throws: DatabaseError.self) {
+            try await pool.write { session in try await session.insert(contentsOf: &failing) }
+        }
+        #expect(error?.elementIndex == 1)
+        #expect(failing == kept)
+        #expect(try await count(in: pool) == 3)
+
+        var empty: [ConformanceNote] = []
+        try await pool.write { session in try await session.insert(contentsOf: &empty) }
+        #expect(try await count(in: pool) == 3)
+    }
+
+    static func requests(_ pool: some DatabaseWriter) async throws {
+        var notes = (1...6).map { note("note \($0)", mood: $0.isMultiple(of: 2) ? "happy" : "sad", score: Int64($0)) }
+        try await pool.write { session in try await session.insert(contentsOf: &notes) }
+        let scores = try await pool.read { session in
+            try await session.fetchAll(
+                ConformanceNote.filter(Column("mood") == "happy").order(Column("score").desc).limit(2)
+            ).map(\.score)
+        }
+        #expect(scores == [6, 4])
+        let first = try await pool.read { session in
+            try await session.fetchOne(ConformanceNote.order(Column("score")))
+        }
+        #expect(first?.score == 1)
+        let happy = try await pool.read { session in
+            try await session.fetchCount(ConformanceNote.filter(Column("mood") == "happy"))
+        }
+        #expect(happy == 3)
+        let none = try await pool.read { session in
+            try await session.fetchAll(ConformanceNote.filter([Int64]().contains(Column("score"))))
+        }
+        #expect(none.isEmpty)
+
+        let updated = try await pool.write { session in
+            try await session.updateAll(ConformanceNote.filter(Column("mood") == "sad"), Column("mood").set(to: "calm"))
+        }
+        #expect(updated == 3)
+        let deleted = try await pool.write { session in
+            try await session.deleteAll(ConformanceNote.filter(Column("score") > 4))
+        }
+        #expect(deleted == 2)
+        let moods = try await pool.read { session in
+            try await session.fetchAll(ConformanceNote.order(Column("score"))).map(\.mood)
+        }
+        #expect(moods == ["calm", "happy", "calm", "happy"])
+    }
+
+    static func sqlValues(_ pool: some DatabaseWriter) async throws {
+        let content = "Robert'); DROP TABLE conformance_note; --"
+        let mood = "happy"
+        let score: Int64 = 7
+        try await pool.write { session in
+            try await session.execute(
+                "INSERT INTO conformance_note (content, mood, score) VALUES (\(content), \(mood), \(score))")
+        }
+        let table = "conformance_note"
+        let stored = try await pool.read { session in
+            try await session.fetchOne(String.self, "SELECT content FROM \(identifier: table) WHERE score = \(score)")
+        }
+        #expect(stored == content)
+        let named = try await pool.read { session in
+            try await session.fetchAll(
+                ConformanceNote.self,
+                SQL(sql: "SELECT * FROM conformance_note WHERE mood = :mood", parameters: ["mood": "happy"]))
+        }
+        #expect(named.map(\.content) == [content])
+    }
+
+    static func closeRefusesNewWork(_ pool: some DatabaseWriter) async throws {
+        _ = try await save(note("before"), in: pool)
+        #expect(!pool.isClosed)
+        await pool.close()
+        #expect(pool.isClosed)
+        let error = await #expect(throws: DatabaseError.self) {
+            try await pool.read { session in try await session.fetchCount(ConformanceNote.all()) }
+        }
+        #expect(error?.code == .connectionClosed)
+        await pool.close()
+    }
+}
