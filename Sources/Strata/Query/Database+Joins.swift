@@ -82,7 +82,7 @@ extension Database {
         let select = request.renderJoinSelect(dialect: SQLiteDialect())
         let statement = try preparedRequest(select.rendered, failure: select.failure)
         return try joinedRows(statement: statement, shape, decode: decode) {
-            try JoinedRow(statement: $0, shape: shape, separator: type(of: request).joinSeparator)
+            try JoinedRow(statement: $0, shape: shape, request: type(of: request))
         }
     }
 
@@ -142,18 +142,12 @@ struct JoinedRow {
             statement: statement, shape: shape, columns: try Self.split(statement, shape: shape, in: database))
     }
 
-    /// The row of a join request, split at its `separator` columns.
-    init(statement: Statement, shape: JoinShape, separator: String) throws {
-        let names = statement.columnNames
-        let separators = names.indices.filter { names[$0] == separator }.map(Int32.init)
-        guard separators.count == shape.tables.count - 1 else {
-            throw DatabaseError(
-                code: .unknownColumn,
-                message: "the joined row has \(separators.count) \(separator) columns, not \(shape.tables.count - 1)",
-                sql: statement.sql)
-        }
-        let columns = zip([-1] + separators, separators + [Int32(names.count)]).map { ($0 + 1)..<$1 }
-        try self.init(statement: statement, shape: shape, columns: columns)
+    /// The row of a join request, split at its separator columns (see `QueryRequest.joinedColumns`).
+    init<Record: Model>(statement: Statement, shape: JoinShape, request: QueryRequest<Record>.Type) throws {
+        let columns = try request.joinedColumns(
+            names: statement.columnNames, tables: shape.tables.count, sql: statement.sql)
+        try self.init(
+            statement: statement, shape: shape, columns: columns.map { Int32($0.lowerBound)..<Int32($0.upperBound) })
     }
 
     private init(statement: Statement, shape: JoinShape, columns: [Range<Int32>]) throws {

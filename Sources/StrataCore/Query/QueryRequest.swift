@@ -140,6 +140,22 @@ public struct QueryRequest<Record: Model>: Sendable {
     /// The name of the column a join's `SELECT` puts between two tables' columns.
     package static var joinSeparator: String { "strata_join_separator" }
 
+    /// The columns of each of `tables` tables in a row of ``renderJoinSelect(separator:dialect:)``, whose columns are
+    /// `names`: from after one separator column (or the start) to the next (or the end). The one splitting rule of
+    /// every backend.
+    ///
+    /// - Throws: ``DatabaseError/Code/unknownColumn`` when the row does not have `tables - 1` separators.
+    package static func joinedColumns(names: [String], tables: Int, sql: String?) throws -> [Range<Int>] {
+        let separators = names.indices.filter { names[$0] == joinSeparator }
+        guard separators.count == tables - 1 else {
+            throw DatabaseError(
+                code: .unknownColumn,
+                message: "the joined row has \(separators.count) \(joinSeparator) columns, not \(tables - 1)",
+                sql: sql)
+        }
+        return zip([-1] + separators, separators + [names.count]).map { ($0 + 1)..<$1 }
+    }
+
     /// The `SELECT` of a join in `dialect`: every column of each table, with the column `NULL AS "separator"`
     /// between the columns of two tables, so that each row splits between the models there, on every backend
     /// (postgres-nio does not tell which table a result column comes from, and SQLite names a view's base table).

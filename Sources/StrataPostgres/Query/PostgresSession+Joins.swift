@@ -56,20 +56,11 @@ extension PostgresSession {
     private func joinedRows<Record: Model, Value>(
         _ request: QueryRequest<Record>, tables: Int, _ make: ([JoinedPart]) throws -> Value
     ) async throws -> [Value] {
-        let separator = QueryRequest<Record>.joinSeparator
         let statement = try statement(request.renderJoinSelect(dialect: PostgresDialect()))
         let rows = try await collect(statement).rows
         guard let first = rows.first else { return [] }
         let names = first.map(\.columnName)
-        let separators = names.indices.filter { names[$0] == separator }
-        guard separators.count == tables - 1 else {
-            throw DatabaseError(
-                code: .unknownColumn,
-                message: "the joined row has \(separators.count) \(separator) columns, not \(tables - 1)",
-                sql: statement.sql)
-        }
-        // The columns of each table: from after one separator (or the start) to the next (or the end).
-        let bounds = zip([-1] + separators, separators + [names.count]).map { ($0 + 1)..<$1 }
+        let bounds = try QueryRequest<Record>.joinedColumns(names: names, tables: tables, sql: statement.sql)
         let columns = bounds.map { PostgresColumns(Array(names[$0])) }
         return try rows.map { row in
             let cells = Array(row)
