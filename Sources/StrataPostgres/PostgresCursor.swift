@@ -58,7 +58,7 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
 
         /// The next row decoded, or nil after the last.
         ///
-        /// - Throws: ``PostgresError`` when the query fails while rows arrive; a `DecodingError` for a row that does
+        /// - Throws: ``DatabaseError`` when the query fails while rows arrive; a `DecodingError` for a row that does
         ///   not decode as `Element`; ``DatabaseError/Code/connectionClosed`` after the session's body returned.
         public mutating func next() async throws -> Element? {
             guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }

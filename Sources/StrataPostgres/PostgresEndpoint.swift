@@ -77,14 +77,14 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
 
     /// Reads `url`.
     ///
-    /// - Throws: ``PostgresError/Code/invalidURL`` for a URL that is not `postgres://` or `postgresql://`, has no
+    /// - Throws: ``DatabaseError/Code/invalidURL`` for a URL that is not `postgres://` or `postgresql://`, has no
     ///   host or user, a port out of range, a malformed percent escape, several hosts, an unknown parameter, an
     ///   `sslmode` libpq does not have, `sslrootcert=system` with a mode weaker than `verify-full`, `verify-ca`
     ///   without `sslrootcert`, or an `sslrootcert` file that holds no certificate.
     init(url: String) throws {
         let parser = PostgresURLParser(url: url)
         let parts = try parser.parse()
-        func invalid(_ reason: String) -> PostgresError { parser.invalid(reason) }
+        func invalid(_ reason: String) -> DatabaseError { parser.invalid(reason) }
 
         var tls = TLSMode.prefer
         var tlsGiven = false
@@ -191,7 +191,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
 
     /// The certificates of the PEM file at `path`.
     private static func readCertificates(
-        _ path: String, invalid: (String) -> PostgresError
+        _ path: String, invalid: (String) -> DatabaseError
     ) throws -> [NIOSSLCertificate] {
         let data: Data
         do {
@@ -320,8 +320,8 @@ struct PostgresURLParser {
     let url: String
 
     /// The error for `url`, shown with its password hidden, and why it cannot be used.
-    func invalid(_ reason: String) -> PostgresError {
-        PostgresError(
+    func invalid(_ reason: String) -> DatabaseError {
+        DatabaseError(
             code: .invalidURL,
             message: "invalid PostgreSQL URL \"\(ConnectionURLRedaction.redacting(url))\": \(reason)")
     }

@@ -21,17 +21,17 @@ public import StrataCore
 ///   transaction): the write rolls back and throws that error when the body returns. Run a statement that may fail
 ///   in a nested ``PostgresSession/transaction(_:)``. **A write never returns unless PostgreSQL said `COMMIT`.**
 /// - **A broken connection is never reported as a commit.** A connection that breaks before `COMMIT` throws
-///   ``PostgresError/Code/connectionLost`` (nothing committed); one that breaks while `COMMIT` runs throws
-///   ``PostgresError/Code/commitOutcomeUnknown`` (check before retrying). Nothing is retried for you; the pool
+///   ``DatabaseError/Code/connectionLost`` (nothing committed); one that breaks while `COMMIT` runs throws
+///   ``DatabaseError/Code/commitOutcomeUnknown`` (check before retrying). Nothing is retried for you; the pool
 ///   replaces the connection.
 /// - **Reads go to the replicas.** With `replicas`, ``read(_:)`` runs on them in turn; writes always run on the
 ///   primary. A replica may lag behind the primary: a read right after a write may not see it.
 /// - **A connection comes back as it was lent.** After a request that may have changed its session (`SET`,
 ///   `set_config`, `SET ROLE`, a temporary table, `LISTEN`, a session advisory lock, a migration), the
 ///   connection is reset with `DISCARD ALL` before the next request gets it. Settings of the URL's `options` stay.
-/// - **Errors say what failed.** A statement PostgreSQL rejects throws ``PostgresError`` with its SQLSTATE, message
+/// - **Errors say what failed.** A statement PostgreSQL rejects throws ``DatabaseError`` with its SQLSTATE, message
 ///   and SQL; a server that cannot be reached, a role it refuses and a database it lacks each throw a one-line
-///   ``PostgresError`` at once, and the next request tries the server again.
+///   ``DatabaseError`` at once, and the next request tries the server again.
 /// - **A cancelled task cancels its statement** on the server (`pg_cancel_backend`), so that it ends at once and
 ///   the connection serves the next request.
 public final class PostgresPool: DatabaseWriter, Service {
@@ -55,7 +55,7 @@ public final class PostgresPool: DatabaseWriter, Service {
     ///   - logger: Where postgres-nio logs the connections' background work; nothing by default. Its trace level is
     ///     not passed on: there postgres-nio writes every message of the wire protocol, bound values, rows and
     ///     PostgreSQL's detail lines included, which may be private data.
-    /// - Throws: ``PostgresError/Code/invalidURL`` for a URL that cannot be used, naming it without its password;
+    /// - Throws: ``DatabaseError/Code/invalidURL`` for a URL that cannot be used, naming it without its password;
     ///   ``DatabaseError/Code/invalidArgument`` for fewer than one connection.
     public init(
         url: String, connections: Int = 16, replicas: [String] = [],
@@ -74,7 +74,7 @@ public final class PostgresPool: DatabaseWriter, Service {
         }
     }
 
-    /// Closes the pool: **new requests throw ``PostgresError/Code/connectionClosed`` at once, requests asked for
+    /// Closes the pool: **new requests throw ``DatabaseError/Code/connectionClosed`` at once, requests asked for
     /// before finish, then every connection closes.** Calling it again, or from several tasks, is safe: each call
     /// returns once everything is closed.
     ///
@@ -91,7 +91,7 @@ public final class PostgresPool: DatabaseWriter, Service {
         }
     }
 
-    /// Whether ``close()`` has been called: from then on new requests throw ``PostgresError/Code/connectionClosed``.
+    /// Whether ``close()`` has been called: from then on new requests throw ``DatabaseError/Code/connectionClosed``.
     public var isClosed: Bool {
         primary.isClosed
     }
@@ -126,10 +126,10 @@ public final class PostgresPool: DatabaseWriter, Service {
     ///
     /// - Returns: What `body` returns, once PostgreSQL committed.
     /// - Throws: What `body` throws (after the rollback); the first statement of the body PostgreSQL rejected,
-    ///   when the body went on after it (after the rollback); ``PostgresError`` when the transaction cannot
-    ///   begin or commit: ``PostgresError/Code/connectionLost`` (nothing committed),
-    ///   ``PostgresError/Code/commitOutcomeUnknown`` (the connection broke while `COMMIT` ran: it may have
-    ///   committed), ``PostgresError/Code/connectionClosed`` (the pool is closed).
+    ///   when the body went on after it (after the rollback); ``DatabaseError`` when the transaction cannot
+    ///   begin or commit: ``DatabaseError/Code/connectionLost`` (nothing committed),
+    ///   ``DatabaseError/Code/commitOutcomeUnknown`` (the connection broke while `COMMIT` ran: it may have
+    ///   committed), ``DatabaseError/Code/connectionClosed`` (the pool is closed).
     @discardableResult
     public func write<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
         try await primary.withSession { session in try await session.transaction(body) }
@@ -164,8 +164,8 @@ public final class PostgresPool: DatabaseWriter, Service {
     }
 
     /// The error of a request to a closed pool.
-    static func closedError(endpoint: PostgresEndpoint, sql: String?) -> PostgresError {
-        PostgresError(code: .connectionClosed, message: "the PostgreSQL pool of \(endpoint) is closed", sql: sql)
+    static func closedError(endpoint: PostgresEndpoint, sql: String?) -> DatabaseError {
+        DatabaseError(code: .connectionClosed, message: "the PostgreSQL pool of \(endpoint) is closed", sql: sql)
     }
 
     /// Runs `body` on a connection to the primary in autocommit mode, outside any transaction: each statement commits

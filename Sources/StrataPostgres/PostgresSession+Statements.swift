@@ -148,7 +148,7 @@ extension PostgresSession {
     /// One of Strata's own statements (`BEGIN`, `COMMIT`, a savepoint, `DISCARD ALL`): it runs even in a failed
     /// block, and a cancelled task does not cancel it.
     @discardableResult
-    func control(_ sql: String, phase: PostgresError.Phase = .statement) async throws -> PostgresQueryResult {
+    func control(_ sql: String, phase: DatabaseError.Phase = .statement) async throws -> PostgresQueryResult {
         try await settle()
         try state.withLock { try $0.admitInternalControl(sql: sql) }
         do {
@@ -205,9 +205,9 @@ extension PostgresSession {
     /// The error to throw for `error` of a statement, noted in the session: a server error fails the block, a
     /// broken connection fails the rest of the session, and a statement that failed because its task was
     /// cancelled throws `CancellationError`.
-    func failure(_ error: any Error, sql: String, phase: PostgresError.Phase = .statement) -> any Error {
-        var translated = PostgresError.translating(error, sql: sql, endpoint: endpoint, phase: phase)
-        if Task.isCancelled, let postgresError = translated as? PostgresError,
+    func failure(_ error: any Error, sql: String, phase: DatabaseError.Phase = .statement) -> any Error {
+        var translated = DatabaseError.translating(error, sql: sql, endpoint: endpoint, phase: phase)
+        if Task.isCancelled, let postgresError = translated as? DatabaseError,
             postgresError.sqlState == "57014" || postgresError.code == .connectionLost
         {
             // The cancel request (or the close of a connection whose statement did not stop) ended it.
@@ -309,7 +309,7 @@ extension PostgresSession {
             if changedSession {
                 do {
                     try await control("DISCARD ALL")
-                } catch let error as PostgresError where error.code == .server {
+                } catch let error as DatabaseError where error.isRefusalByDatabase {
                     try await control("ROLLBACK")
                     try await control("DISCARD ALL")
                 }
@@ -342,7 +342,7 @@ extension PostgresSessionState.Value {
     /// Lets one of Strata's own statements start: only a broken connection stops it.
     mutating func admitInternalControl(sql: String) throws {
         if let lost {
-            throw PostgresError(code: lost.code, sqlState: lost.sqlState, message: lost.message, sql: sql)
+            throw DatabaseError(code: lost.code, sqlState: lost.sqlState, message: lost.message, sql: sql)
         }
     }
 }

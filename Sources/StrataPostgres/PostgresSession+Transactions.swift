@@ -10,7 +10,7 @@ extension PostgresSession {
     ///     try await db.insert(&order)
     ///     do {
     ///         try await db.transaction { db in try await db.insert(&coupon) }   // may violate a unique key
-    ///     } catch let error as PostgresError where error.sqlState == "23505" {
+    ///     } catch let error as DatabaseError where error.code == .uniqueViolation {
     ///         // the coupon was used: the order is still written
     ///     }
     /// }
@@ -21,7 +21,7 @@ extension PostgresSession {
     ///
     /// **A statement PostgreSQL rejects fails its block** (this nested transaction, or the `write`), even when the
     /// body catches the error: PostgreSQL aborts the transaction at its first error. The later statements of the
-    /// block throw ``PostgresError/Code/transactionAborted`` without reaching the server, and when the body
+    /// block throw ``DatabaseError/Code/transactionAborted`` without reaching the server, and when the body
     /// returns, the block rolls back and throws the first failure again. A statement that may fail and after
     /// which the work goes on belongs in a nested `transaction { }`, as above: its failure rolls back to its
     /// savepoint only. The same rule holds on SQLite.
@@ -31,7 +31,7 @@ extension PostgresSession {
     ///
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, after the rollback; the first failure of the block when the body returned;
-    ///   ``PostgresError/Code/transactionAborted`` when the enclosing block already failed, without running
+    ///   ``DatabaseError/Code/transactionAborted`` when the enclosing block already failed, without running
     ///   `body`.
     public func transaction<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws
         -> Result
@@ -59,7 +59,7 @@ extension PostgresSession {
             await rollBack(to: savepoint)
             // A body that stopped at the refusal of a statement after the failure gets the failure itself, as when
             // it returns.
-            if let failure, let refusal = error as? PostgresError, refusal.code == .transactionAborted {
+            if let failure, let refusal = error as? DatabaseError, refusal.code == .transactionAborted {
                 throw failure
             }
             throw error
@@ -95,7 +95,7 @@ extension PostgresSession {
                 try await control("ROLLBACK")
             }
         } catch {
-            let lost = PostgresError(
+            let lost = DatabaseError(
                 code: .connectionLost,
                 message: "the connection to \(endpoint) is not used again: a rollback on it failed",
                 sql: savepoint.map { "ROLLBACK TO SAVEPOINT \($0)" } ?? "ROLLBACK")
@@ -107,15 +107,15 @@ extension PostgresSession {
 
     /// Commits the transaction, and throws unless PostgreSQL says it committed.
     ///
-    /// - Throws: ``PostgresError/Code/commitOutcomeUnknown`` when the connection broke while `COMMIT` ran;
-    ///   ``PostgresError/Code/connectionLost`` when it broke before; PostgreSQL's error when it refused to commit
-    ///   (a deferred constraint, a serialization failure); ``PostgresError/Code/transactionAborted`` when it
+    /// - Throws: ``DatabaseError/Code/commitOutcomeUnknown`` when the connection broke while `COMMIT` ran;
+    ///   ``DatabaseError/Code/connectionLost`` when it broke before; PostgreSQL's error when it refused to commit
+    ///   (a deferred constraint, a serialization failure); ``DatabaseError/Code/transactionAborted`` when it
     ///   answered `ROLLBACK` (an aborted transaction).
     private func commit() async throws {
         let result = try await control("COMMIT", phase: .commit)
         // PostgreSQL answers COMMIT of an aborted transaction with the tag ROLLBACK, and no error.
         guard result.metadata.command == "COMMIT" else {
-            throw PostgresError(
+            throw DatabaseError(
                 code: .transactionAborted,
                 message: "PostgreSQL rolled the transaction back instead of committing it (COMMIT answered "
                     + "\(result.metadata.command)): a statement of the write failed; nothing of it committed",

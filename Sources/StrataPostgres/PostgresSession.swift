@@ -18,7 +18,7 @@ public import StrataCore
 ///   after that throws.
 /// - **A statement PostgreSQL rejects fails its transaction block** (the `write`, or a nested
 ///   ``transaction(_:)``), even when the body catches the error: the block's later statements throw
-///   ``PostgresError/Code/transactionAborted``, and the block rolls back and throws the first failure when the
+///   ``DatabaseError/Code/transactionAborted``, and the block rolls back and throws the first failure when the
 ///   body returns. Run a statement that may fail in a nested ``transaction(_:)``.
 /// - **A cancelled task cancels its statement on the server**, and a cursor left early does not make the next
 ///   statement wait for the rest of its rows.
@@ -56,7 +56,7 @@ public struct PostgresSession: Sendable {
     /// try await db.execute(query: "INSERT INTO foo VALUES (:name, :age)", parameters: Foo(name: "Bar", age: 42))
     /// ```
     ///
-    /// - Throws: ``PostgresError`` when PostgreSQL rejects the statement; ``DatabaseError/Code/unknownParameter``
+    /// - Throws: ``DatabaseError`` when PostgreSQL rejects the statement; ``DatabaseError/Code/unknownParameter``
     ///   when the SQL names a parameter the value lacks.
     public func execute(query: String, parameters: (any Encodable)? = nil) async throws {
         try await collect(try statement(query, PostgresParameters(parameters)))

@@ -86,7 +86,7 @@ struct PostgresRecordTests {
                 try await pool.write { db in try await db.insert(note) }
             }
             #expect(error?.sqlState == "23505")
-            #expect(error?.code == .server)
+            #expect(error?.code == .uniqueViolation)
             #expect(error?.description.contains("duplicate key value violates unique constraint") == true)
             #expect(error?.description.contains("while executing `INSERT INTO \"note\"") == true)
             let found = try await pool.read { db in try await db.find(Note.self, id: 7) }

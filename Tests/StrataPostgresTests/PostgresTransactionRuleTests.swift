@@ -32,7 +32,7 @@ struct PostgresTransactionRuleTests {
                     }
                 }
             }
-            #expect(error?.code == .server)
+            #expect(error?.code == .uniqueViolation)
             #expect(error?.sqlState == "23505")
             #expect(try await Self.keys(pool) == [])
         }

@@ -39,7 +39,7 @@ struct SQLiteRuleBackend: TransactionRuleBackend {
     static func kind(_ error: any Error) -> FailureKind {
         guard let error = error as? DatabaseError else { return .other }
         if error.code == .transactionAborted { return .transactionAborted }
-        return error.resultCode == .constraintUnique ? .uniqueViolation : .other
+        return error.code == .uniqueViolation ? .uniqueViolation : .other
     }
 
     func run(_ steps: [WriteStep]) async throws -> WriteOutcome {
@@ -88,9 +88,9 @@ struct PostgresRuleBackend: TransactionRuleBackend {
     let pool: PostgresPool
 
     static func kind(_ error: any Error) -> FailureKind {
-        guard let error = error as? PostgresError else { return .other }
+        guard let error = error as? DatabaseError else { return .other }
         if error.code == .transactionAborted { return .transactionAborted }
-        return error.sqlState == "23505" ? .uniqueViolation : .other
+        return error.code == .uniqueViolation ? .uniqueViolation : .other
     }
 
     func run(_ steps: [WriteStep]) async throws -> WriteOutcome {

@@ -2,7 +2,7 @@
 // suspend, for code written once for every backend. A synchronous block calls the synchronous methods, as before.
 
 extension DatabasePool: DatabaseWriter {
-    /// Runs `body`, which may suspend, on the writer in a transaction, as ``write(_:)`` does: **it commits when
+    /// Runs `body`, which may suspend, on the writer in a transaction, as `write(_:)` does: **it commits when
     /// `body` returns and rolls back when `body` throws.**
     ///
     /// ```swift
@@ -26,7 +26,7 @@ extension DatabasePool: DatabaseWriter {
         }
     }
 
-    /// Runs `body`, which may suspend, on the writer outside any transaction, as ``writeWithoutTransaction(_:)``
+    /// Runs `body`, which may suspend, on the writer outside any transaction, as `writeWithoutTransaction(_:)`
     /// does.
     @_disfavoredOverload
     @discardableResult
@@ -39,7 +39,7 @@ extension DatabasePool: DatabaseWriter {
         }
     }
 
-    /// Runs `body`, which may suspend, on a reader, on one consistent snapshot with writes refused, as ``read(_:)``
+    /// Runs `body`, which may suspend, on a reader, on one consistent snapshot with writes refused, as `read(_:)`
     /// does.
     ///
     /// ```swift
@@ -57,7 +57,7 @@ extension DatabasePool: DatabaseWriter {
 }
 
 extension DatabaseQueue: DatabaseWriter {
-    /// Runs `body`, which may suspend, in a transaction, as ``write(_:)`` does: **it commits when `body` returns and
+    /// Runs `body`, which may suspend, in a transaction, as `write(_:)` does: **it commits when `body` returns and
     /// rolls back when `body` throws.** The connection is the body's alone until it returns.
     @_disfavoredOverload
     @discardableResult
@@ -68,7 +68,7 @@ extension DatabaseQueue: DatabaseWriter {
         }
     }
 
-    /// Runs `body`, which may suspend, outside any transaction, as ``writeWithoutTransaction(_:)`` does.
+    /// Runs `body`, which may suspend, outside any transaction, as `writeWithoutTransaction(_:)` does.
     @_disfavoredOverload
     @discardableResult
     @concurrent
@@ -80,7 +80,7 @@ extension DatabaseQueue: DatabaseWriter {
         }
     }
 
-    /// Runs `body`, which may suspend, on one consistent snapshot with writes refused, as ``read(_:)`` does.
+    /// Runs `body`, which may suspend, on one consistent snapshot with writes refused, as `read(_:)` does.
     @_disfavoredOverload
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) async throws -> Output) async throws -> Output {

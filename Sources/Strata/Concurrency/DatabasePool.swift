@@ -7,7 +7,7 @@
 /// await pool.close()
 /// ```
 ///
-/// - **Writes are serialized.** Each ``write(_:)`` runs on the one writer connection in an immediate transaction: it
+/// - **Writes are serialized.** Each ``write(_:)-4dln0`` runs on the one writer connection in an immediate transaction: it
 ///   commits when the block returns and rolls back when the block throws.
 /// - **Reads run in parallel** with each other and with the writer, each on one of the reader connections and in
 ///   its own transaction, so **a read sees one consistent snapshot**: what was committed when it began, never a
@@ -62,7 +62,7 @@ public final class DatabasePool: Sendable {
     ///     and `write` as a span with the pool's metrics (see ``DatabaseObservability``). Nothing by default.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
-    ///     (use ``writeWithoutTransaction(_:)``). It runs again on the connections the pool opens to replace those
+    ///     (use ``writeWithoutTransaction(_:)-18umu``). It runs again on the connections the pool opens to replace those
     ///     an I/O error broke, so set there what every connection needs.
     /// - Throws: `DatabaseError.Code.invalidArgument` for an in-memory path or fewer than one reader; a
     ///   `DatabaseError` when the file cannot be opened or kept in WAL mode; the error `configure` throws.

@@ -13,8 +13,8 @@
 /// ```
 ///
 /// - **Every call is serialized**: reads and writes run one at a time, in the order they were asked for.
-/// - Each ``write(_:)`` runs in a transaction: it commits when the block returns and rolls back when it throws.
-/// - Each ``read(_:)`` runs in a transaction with writes refused (`PRAGMA query_only`).
+/// - Each ``write(_:)-40hdv`` runs in a transaction: it commits when the block returns and rolls back when it throws.
+/// - Each ``read(_:)-9aiw4`` runs in a transaction with writes refused (`PRAGMA query_only`).
 /// - SQLite calls run on the connection's serial dispatch queue, never on Swift's cooperative thread pool; a task
 ///   waiting for its turn is suspended and holds no thread. A task cancelled while it waits throws
 ///   `CancellationError`; a block that has started runs to completion.

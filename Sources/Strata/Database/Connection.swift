@@ -47,7 +47,7 @@ final class Connection {
     /// Notes `error`, which SQLite reported for a statement that is not transaction control: the first in an open
     /// block fails that block.
     func statementFailed(_ error: DatabaseError) {
-        guard error.code == .sqlite, let innermost = blockFailures.indices.last, blockFailures[innermost] == nil
+        guard error.isRefusalByDatabase, let innermost = blockFailures.indices.last, blockFailures[innermost] == nil
         else { return }
         blockFailures[innermost] = error
         isAborted = true

@@ -64,7 +64,7 @@ extension Database {
 
     /// Runs `body`, which may suspend, in a transaction as ``transaction(_:_:)`` does: **it commits when `body`
     /// returns and rolls back when `body` throws**; inside another transaction it is a savepoint. This is the
-    /// ``DatabaseSession`` requirement, for code written once for every backend:
+    /// `DatabaseSession` requirement, for code written once for every backend:
     ///
     /// ```swift
     /// try await pool.write { session in

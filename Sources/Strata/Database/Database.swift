@@ -351,7 +351,8 @@ func checkNoNULCharacter(in sql: String) throws {
 extension DatabaseError {
     func withMessage(_ message: String) -> DatabaseError {
         DatabaseError(
-            code: code, resultCode: resultCode, message: message, sql: sql, column: column,
+            code: code, resultCode: resultCode, sqlState: sqlState, message: message, detail: detail, sql: sql,
+            column: column,
             columnIndex: columnIndex, underlyingError: underlyingError)
     }
 }

@@ -38,7 +38,8 @@ extension DatabaseError {
         {
             message += systemError
         }
-        return DatabaseError(code: .sqlite, resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        let resultCode = ResultCode(rawValue: code)
+        return DatabaseError(code: Code(resultCode: resultCode), resultCode: resultCode, message: message, sql: sql)
     }
 
     /// What the operating system reported behind `code`, to append to SQLite's message; nil when it reported nothing

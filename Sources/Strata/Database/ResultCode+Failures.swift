@@ -46,7 +46,7 @@ extension DatabaseError {
     /// - Parameter isStillInTransaction: Whether the connection is still in the transaction after the failure: then
     ///   nothing was committed, whatever the code.
     func atCommit(isStillInTransaction: Bool) -> DatabaseError {
-        guard code == .sqlite, !isStillInTransaction, let resultCode, resultCode.leavesCommitOutcomeUnknown else {
+        guard isRefusalByDatabase, !isStillInTransaction, let resultCode, resultCode.leavesCommitOutcomeUnknown else {
             return self
         }
         return DatabaseError(

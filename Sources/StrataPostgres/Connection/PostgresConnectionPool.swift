@@ -89,7 +89,7 @@ final class PostgresConnectionPool: Sendable {
     /// Runs `body` with a session on a connection of the pool, then resets the connection if the session may have
     /// changed it and gives it back.
     ///
-    /// - Throws: What `body` throws; ``PostgresError`` when no connection can be had (the server refuses, the pool
+    /// - Throws: What `body` throws; ``DatabaseError`` when no connection can be had (the server refuses, the pool
     ///   is closed); `CancellationError` when the task is cancelled while it waits for a connection.
     func withSession<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
         let connection = try await lease()
@@ -176,7 +176,7 @@ final class PostgresConnectionPool: Sendable {
             // Room freed: a waiting request may try in turn, and get its own answer. Not while others are open or
             // opening: the waiters get those, and requests refused in turn would try again and again at once.
             grantRoomIfWaiting()
-            throw PostgresError.translating(error, sql: nil, endpoint: endpoint, phase: .connecting)
+            throw DatabaseError.translating(error, sql: nil, endpoint: endpoint, phase: .connecting)
         }
     }
 

@@ -23,7 +23,7 @@ final class PostgresSessionState: Sendable {
         /// Whether the caller's SQL began or ended a transaction outside any block (a read's `BEGIN`).
         var controlledTransaction = false
         /// The error of the connection when it broke: every later statement throws it.
-        var lost: PostgresError?
+        var lost: DatabaseError?
         /// A result not read to its end.
         var result: PostgresOpenResult?
         /// A cancel request on its way to the server: no statement is sent before it arrived.
@@ -87,7 +87,7 @@ extension PostgresSessionState.Value {
     /// broken connection or of the block's first failure.
     mutating func admitInternal(sql: String) throws {
         if let lost {
-            throw PostgresError(code: lost.code, sqlState: lost.sqlState, message: lost.message, sql: sql)
+            throw DatabaseError(code: lost.code, sqlState: lost.sqlState, message: lost.message, sql: sql)
         }
         if let failure = blocks.last?.failure {
             throw PostgresSessionState.aborted(by: failure, sql: sql)
@@ -97,9 +97,9 @@ extension PostgresSessionState.Value {
     /// Notes `error`, which a statement threw: a server error fails the innermost block; a connection that broke
     /// fails every later statement.
     mutating func record(_ error: any Error) {
-        if let error = error as? PostgresError {
+        if let error = error as? DatabaseError {
             switch error.code {
-            case .server, .transactionAborted:
+            case _ where error.isRefusalByDatabase, .transactionAborted:
                 failBlock(error)
             case .connectionLost, .commitOutcomeUnknown:
                 if lost == nil { lost = error }
@@ -122,19 +122,17 @@ extension PostgresSessionState.Value {
 
 extension PostgresSessionState {
     /// The error of a statement refused because an earlier one of its block failed with `failure`.
-    static func aborted(by failure: any Error, sql: String) -> PostgresError {
+    static func aborted(by failure: any Error, sql: String) -> DatabaseError {
         let summary: String
-        if let failure = failure as? PostgresError {
+        if let failure = failure as? DatabaseError {
             // Not the message itself: that of a data exception may quote a value (see `summary`).
             summary = failure.summary
-        } else if let failure = failure as? DatabaseError {
-            summary = failure.message
         } else if failure is CancellationError {
             summary = "the task was cancelled"
         } else {
             summary = "\(failure)"
         }
-        return PostgresError(
+        return DatabaseError(
             code: .transactionAborted,
             message: "the transaction was aborted by an earlier failed statement (\(summary)); roll it back, or run "
                 + "a statement that may fail in a nested transaction { }",

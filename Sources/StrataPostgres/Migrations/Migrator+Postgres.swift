@@ -41,7 +41,7 @@ extension Migrator {
     /// - Returns: The versions this call applied; a version another migrator applied meanwhile is not in the list.
     /// - Throws: `DatabaseError` with the `migration` code for a gap or duplicate, a Swift-block migration, a
     ///   database newer than the migrations, an edited applied file, a file that controls transactions or holds
-    ///   psql commands, or a failing step (named, with PostgreSQL's SQLSTATE and message); ``PostgresError`` when
+    ///   psql commands, or a failing step (named, with PostgreSQL's SQLSTATE and message); ``DatabaseError`` when
     ///   the server cannot be reached.
     @discardableResult
     public func migrate(_ pool: PostgresPool) async throws -> [Int] {
@@ -210,7 +210,7 @@ extension Migrator {
             let block = "BEGIN EXECUTE \(inner)\(sql)\(inner); END"
             let outer = Self.dollarTag("strata_do", notIn: block)
             try await db.run(sql: "DO \(outer)\(block)\(outer)")
-        } catch let error as PostgresError {
+        } catch let error as DatabaseError {
             throw DatabaseError(
                 code: .migration, message: "\(migration) failed: \(Self.reason(error))", sql: sql,
                 underlyingError: error)
@@ -240,7 +240,7 @@ extension Migrator {
             for (offset, statement) in statements.enumerated() {
                 do {
                     try await db.run(sql: script.text(of: statement))
-                } catch let error as PostgresError {
+                } catch let error as DatabaseError {
                     let done =
                         offset == 0
                         ? "nothing of it ran"
@@ -277,7 +277,7 @@ extension Migrator {
 
     /// PostgreSQL's reason for a failed statement of a migration, without the values it may quote, with a word on
     /// the statements that cannot run in a transaction.
-    private static func reason(_ error: PostgresError) -> String {
+    private static func reason(_ error: DatabaseError) -> String {
         guard error.sqlState == "25001" else { return error.summary }
         return error.summary + " (a file whose first line is \(Migrator.noTransactionDirective) runs its "
             + "statements outside a transaction)"

@@ -14,7 +14,7 @@ extension PostgresSession {
     /// The SQL is Strata's record SQL in PostgreSQL's dialect: the same columns, from the model's coding keys
     /// through its key strategy, as on SQLite.
     ///
-    /// - Throws: ``PostgresError`` for a constraint violation (`model` is then unchanged);
+    /// - Throws: ``DatabaseError`` for a constraint violation (`model` is then unchanged);
     ///   ``DatabaseError/Code/recordNotInserted`` when no row was inserted (a rule or trigger skipped it).
     public func insert<T: Model>(_ model: inout T) async throws {
         let (record, values) = try recordStatements(for: model)

@@ -233,27 +233,27 @@ struct ReturningFailureTests {
 
     @Test func fetchAllThrowsTheConstraintViolationWithItsSQL() throws {
         let db = try database()
-        let error = expectError(.sqlite) { _ = try db.fetchAll(Entry.self, query: duplicate) }
+        let error = expectError(.uniqueViolation) { _ = try db.fetchAll(Entry.self, query: duplicate) }
         try expectConstraintFailure(error, in: db)
     }
 
     @Test func fetchOneThrowsTheConstraintViolationWithItsSQL() throws {
         let db = try database()
-        let error = expectError(.sqlite) { _ = try db.fetchOne(Entry.self, query: duplicate) }
+        let error = expectError(.uniqueViolation) { _ = try db.fetchOne(Entry.self, query: duplicate) }
         try expectConstraintFailure(error, in: db)
-        let scalar = expectError(.sqlite) { _ = try db.fetchOne(Int64.self, query: duplicate) }
+        let scalar = expectError(.uniqueViolation) { _ = try db.fetchOne(Int64.self, query: duplicate) }
         #expect(scalar?.resultCode == .constraintUnique)
     }
 
     @Test func executeThrowsTheConstraintViolationWithItsSQL() throws {
         let db = try database()
-        let error = expectError(.sqlite) { try db.execute(query: duplicate, parameters: [String: String]()) }
+        let error = expectError(.uniqueViolation) { try db.execute(query: duplicate, parameters: [String: String]()) }
         try expectConstraintFailure(error, in: db)
     }
 
     @Test func fetchCursorThrowsTheConstraintViolationWithItsSQL() throws {
         let db = try database()
-        let error = expectError(.sqlite) { _ = try db.fetchCursor(Entry.self, query: duplicate) }
+        let error = expectError(.uniqueViolation) { _ = try db.fetchCursor(Entry.self, query: duplicate) }
         try expectConstraintFailure(error, in: db)
     }
 
@@ -300,7 +300,7 @@ struct ReturningFailureTests {
         #expect(stillOpen)
         #expect(try contents(in: db) == ["taken", "kept"])
         // A write SQLite rejects fails the transaction, as any failed statement does, even when caught.
-        let error = expectError(.sqlite) {
+        let error = expectError(.uniqueViolation) {
             try db.transaction { db in
                 try db.execute(query: "INSERT INTO note (content) VALUES ('lost')")
                 _ = Result { try db.fetchOne(Entry.self, query: duplicate) }
@@ -329,7 +329,7 @@ struct ReturningFailureTests {
         try db.execute(query: "INSERT INTO note (content) VALUES ('taken')")
         let select = try reader.prepare(query: "SELECT content FROM note")
         #expect(try select.next() != nil)
-        let error = expectError(.sqlite) {
+        let error = expectError(.busy) {
             _ = try db.fetchOne(Entry.self, query: "INSERT INTO note (content) VALUES ('a'), ('b') RETURNING *")
         }
         #expect(error?.resultCode?.primary == .busy)
@@ -393,7 +393,7 @@ struct RequestReturningTests {
 
     @Test func aConstraintViolationChangesNothingAndNamesItsSQL() throws {
         let db = try database()
-        let error = expectError(.sqlite) {
+        let error = expectError(.uniqueViolation) {
             _ = try db.updateAndFetchAll(Entry.filter(Column("score") > 2), Column("content").set(to: "a"))
         }
         #expect(error?.resultCode == .constraintUnique)

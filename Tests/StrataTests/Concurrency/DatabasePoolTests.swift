@@ -57,7 +57,7 @@ struct DatabasePoolTests {
     @Test func aFailedStatementRollsBackTheWholeWrite() async throws {
         try await withTemporaryPool { pool, _ in
             try await pool.write { db in try db.execute(query: "CREATE TABLE t (x INTEGER UNIQUE)") }
-            let error = await expectPoolError(.sqlite) {
+            let error = await expectPoolError(.uniqueViolation) {
                 try await pool.write { db in
                     try db.execute(query: "INSERT INTO t VALUES (1)")
                     try db.execute(query: "INSERT INTO t VALUES (1)")
@@ -215,11 +215,11 @@ struct DatabasePoolTests {
     @Test func readerConnectionsRefuseWrites() async throws {
         try await withTemporaryPool { pool, _ in
             try await pool.write { db in try db.execute(query: "CREATE TABLE t (x INTEGER)") }
-            let insertError = await expectPoolError(.sqlite) {
+            let insertError = await expectPoolError(.readOnly) {
                 try await pool.read { db in try db.execute(query: "INSERT INTO t VALUES (1)") }
             }
             #expect(insertError?.resultCode?.primary == .readOnly)
-            let schemaError = await expectPoolError(.sqlite) {
+            let schemaError = await expectPoolError(.readOnly) {
                 try await pool.read { db in try db.execute(query: "CREATE TABLE u (x INTEGER)") }
             }
             #expect(schemaError?.resultCode?.primary == .readOnly)

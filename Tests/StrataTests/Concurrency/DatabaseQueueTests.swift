@@ -58,7 +58,7 @@ struct DatabaseQueueTests {
     @Test func aReadRefusesWritesAndTheNextWriteWorks() async throws {
         let queue = try DatabaseQueue()
         try await queue.write { db in try db.execute(query: "CREATE TABLE t (x INTEGER)") }
-        let error = await expectPoolError(.sqlite) {
+        let error = await expectPoolError(.readOnly) {
             try await queue.read { db in try db.execute(query: "INSERT INTO t VALUES (1)") }
         }
         #expect(error?.resultCode?.primary == .readOnly)

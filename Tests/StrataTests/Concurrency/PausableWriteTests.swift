@@ -159,7 +159,7 @@ struct PausableWriteTests {
                 try await fixture.writer.write { _ in }
             }
             var step = 0
-            let error = await expectPoolError(.sqlite) {
+            let error = await expectPoolError(.foreignKeyViolation) {
                 try await fixture.writer.pausableWrite { db, stop, _ in
                     try db.execute(query: "INSERT INTO item (source) VALUES ('import')")
                     if step == 10 { hold(firing: atStep10, until: proceed) }

@@ -217,14 +217,14 @@ struct RowStreamErrorTests {
         try await withTemporaryPool(readers: 1) { pool, _ in
             try await insertStreamedNotes(3, into: pool)
             let write = pool.stream(Int.self, query: "DELETE FROM note RETURNING id")
-            let error = await expectPoolError(.sqlite) { try await collect(write) }
+            let error = await expectPoolError(.readOnly) { try await collect(write) }
             #expect(error?.resultCode?.primary == .readOnly)
             let commit = pool.stream(Int.self, query: "COMMIT")
             await expectPoolError(.invalidArgument) { try await collect(commit) }
             let queue = try DatabaseQueue()
             try await insertStreamedNotes(3, into: queue)
             let queueWrite = queue.stream(Int.self, query: "DELETE FROM note RETURNING id")
-            let queueError = await expectPoolError(.sqlite) { try await collect(queueWrite) }
+            let queueError = await expectPoolError(.readOnly) { try await collect(queueWrite) }
             #expect(queueError?.resultCode?.primary == .readOnly)
             // The queue's connection writes again once the stream is over.
             try await queue.write { db in try db.execute(query: "DELETE FROM note WHERE id = 1") }

@@ -95,7 +95,7 @@ import Testing
         #expect(db.isReadOnly)
         let row = try #require(try db.prepare(query: "SELECT v FROM t").next())
         #expect(try row.v == 7)
-        let error = expectError(.sqlite) { try db.execute(query: "INSERT INTO t VALUES (8)") }
+        let error = expectError(.readOnly) { try db.execute(query: "INSERT INTO t VALUES (8)") }
         #expect(error?.resultCode?.primary == .readOnly)
         #expect(error.text.contains("INSERT INTO t VALUES (8)"))
     }

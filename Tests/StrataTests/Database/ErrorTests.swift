@@ -9,7 +9,7 @@ import Testing
         let insert = try db.prepare(query: "INSERT INTO u VALUES (?)")
         try insert.bind(value: "secret-value", at: 1)
         try insert.perform()
-        let error = expectError(.sqlite) { try insert.perform() }
+        let error = expectError(.uniqueViolation) { try insert.perform() }
         #expect(error?.resultCode == .constraintUnique)
         #expect(error?.resultCode?.primary == .constraint)
         #expect(error?.message == "UNIQUE constraint failed: u.k")
@@ -26,7 +26,7 @@ import Testing
         let insert = try db.prepare(query: "INSERT INTO u VALUES (:k)")
         try insert.bind(value: "hunter2", for: "k")
         try insert.perform()
-        let error = expectError(.sqlite) { try insert.perform() }
+        let error = expectError(.uniqueViolation) { try insert.perform() }
         #expect(!error.text.contains("hunter2"))
     }
 
@@ -36,10 +36,10 @@ import Testing
         let insert = try db.prepare(query: "INSERT INTO u (k) VALUES (:k)")
         try insert.bind(value: "a", for: "k")
         try insert.perform()
-        let unique = expectError(.sqlite) { try insert.perform() }
+        let unique = expectError(.uniqueViolation) { try insert.perform() }
         #expect(unique?.resultCode == .constraintUnique)
         try insert.bind(value: nil as String?, for: "k")
-        let notNull = expectError(.sqlite) { try insert.perform() }
+        let notNull = expectError(.notNullViolation) { try insert.perform() }
         #expect(notNull?.resultCode == .constraintNotNull)
         #expect(notNull.text.contains("NOT NULL constraint failed: u.k"))
         // The same statement and the connection both go on working.
@@ -56,7 +56,7 @@ import Testing
         let db = try makeDatabase()
         try db.execute(query: "CREATE TABLE p (id INTEGER PRIMARY KEY)")
         try db.execute(query: "INSERT INTO p VALUES (1)")
-        let error = expectError(.sqlite) { try db.execute(query: "INSERT INTO p VALUES (1)") }
+        let error = expectError(.uniqueViolation) { try db.execute(query: "INSERT INTO p VALUES (1)") }
         #expect(error?.resultCode?.primary == .constraint)
         #expect(error.text.contains("SQLITE_CONSTRAINT_PRIMARYKEY") || error.text.contains("SQLITE_CONSTRAINT_ROWID"))
     }

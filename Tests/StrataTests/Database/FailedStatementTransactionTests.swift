@@ -16,7 +16,7 @@ struct FailedStatementTransactionTests {
         let db = try Database()
         try db.execute(query: Self.schema)
         try db.execute(query: "INSERT INTO item (name) VALUES ('taken')")
-        let error = expectError(.sqlite) {
+        let error = expectError(.uniqueViolation) {
             try db.transaction { db in
                 try db.execute(query: "INSERT INTO item (name) VALUES ('first')")
                 do {
@@ -121,7 +121,7 @@ struct FailedStatementTransactionTests {
         try db.execute(query: Self.schema)
         try db.execute(query: "INSERT INTO item (name) VALUES ('taken')")
         var calls = 0
-        let error = expectError(.sqlite) {
+        let error = expectError(.uniqueViolation) {
             try db.pausableTransaction(maxDuration: .seconds(60)) { db, stop, _ in
                 calls += 1
                 try db.execute(query: "INSERT INTO item (name) VALUES ('step \(calls)')")

@@ -46,7 +46,7 @@ import Testing
         let path = directory.path("ro.sqlite")
         try Database(path: path).setUserVersion(2)
         let db = try Database(path: path, readOnly: true)
-        let error = expectError(.sqlite) { try db.setUserVersion(5) }
+        let error = expectError(.readOnly) { try db.setUserVersion(5) }
         #expect(error?.resultCode?.primary == .readOnly)
         #expect(try db.userVersion == 2)
     }
@@ -88,7 +88,7 @@ import Testing
                 CREATE TABLE parent (id INTEGER PRIMARY KEY);
                 CREATE TABLE child (parent_id INTEGER REFERENCES parent (id));
                 """)
-        let error = expectError(.sqlite) { try db.execute(query: "INSERT INTO child VALUES (1)") }
+        let error = expectError(.foreignKeyViolation) { try db.execute(query: "INSERT INTO child VALUES (1)") }
         #expect(error?.resultCode == .constraintForeignKey)
         #expect(error.text.contains("FOREIGN KEY constraint failed"))
     }
@@ -142,7 +142,7 @@ import Testing
         let other = try Database(path: path)
         other.busyTimeout = 0
         try writer.beginTransaction(.immediate)
-        let error = expectError(.sqlite) { try other.execute(query: "BEGIN IMMEDIATE") }
+        let error = expectError(.busy) { try other.execute(query: "BEGIN IMMEDIATE") }
         #expect(error?.resultCode?.primary == .busy)
         #expect(error.text.contains("database is locked"))
         try writer.rollbackTransaction()

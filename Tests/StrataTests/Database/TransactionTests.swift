@@ -55,7 +55,7 @@ import Testing
 
     @Test func aFailingStatementRollsBackTheWholeTransaction() throws {
         let db = try makeAccounts()
-        let error = expectError(.sqlite) {
+        let error = expectError(.checkViolation) {
             try db.transaction { db in
                 try db.execute(query: "UPDATE account SET balance = balance + 50 WHERE id = 2")
                 try db.execute(query: "UPDATE account SET balance = balance - 500 WHERE id = 1")
@@ -73,7 +73,7 @@ import Testing
                 CREATE TABLE parent (id INTEGER PRIMARY KEY);
                 CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);
                 """)
-        let error = expectError(.sqlite) {
+        let error = expectError(.foreignKeyViolation) {
             try db.transaction { db in
                 // Deferred: the violation is only reported by COMMIT.
                 try db.execute(query: "INSERT INTO child VALUES (9)")
@@ -224,7 +224,7 @@ import Testing
         try db.transaction(.deferred) { db in
             try other.execute(query: "INSERT INTO t VALUES (2)")
             try db.execute(query: "INSERT INTO t VALUES (3)")
-            let error = expectError(.sqlite) { try other.execute(query: "INSERT INTO t VALUES (4)") }
+            let error = expectError(.busy) { try other.execute(query: "INSERT INTO t VALUES (4)") }
             #expect(error?.resultCode?.primary == .busy)
         }
         let row = try #require(try other.prepare(query: "SELECT group_concat(v) AS v FROM t").next())
@@ -236,7 +236,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let (db, other) = try twoConnections(in: directory)
         try db.transaction(kind) { _ in
-            let error = expectError(.sqlite) { try other.execute(query: "INSERT INTO t VALUES (2)") }
+            let error = expectError(.busy) { try other.execute(query: "INSERT INTO t VALUES (2)") }
             #expect(error?.resultCode?.primary == .busy)
             // WAL lets readers in.
             let row = try #require(try other.prepare(query: "SELECT count(*) AS n FROM t").next())

@@ -57,7 +57,7 @@ func concurrencyFailedStatement() async throws {
         try db.insert(&note)
         do {
             try db.transaction { db in try db.execute(query: "INSERT INTO tag (noteId, name) VALUES (1, 'dup')") }
-        } catch let error as DatabaseError where error.resultCode == .constraintUnique {
+        } catch let error as DatabaseError where error.code == .uniqueViolation {
             // the tag exists: the note is still written
         }
     }

@@ -282,13 +282,13 @@ struct BatchInsertAtomicityTests {
             var batch = tableMembers(5)
             batch[3].email = "taken@example.com"
             let original = batch
-            error = expectError(.sqlite) { try db.insert(contentsOf: &batch) }
+            error = expectError(.uniqueViolation) { try db.insert(contentsOf: &batch) }
             #expect(batch == original)
         } else {
             var batch = members(5)
             batch[3].email = "taken@example.com"
             let original = batch
-            error = expectError(.sqlite) { try db.insert(contentsOf: &batch) }
+            error = expectError(.uniqueViolation) { try db.insert(contentsOf: &batch) }
             #expect(batch == original)
         }
         #expect(error?.elementIndex == 3)
@@ -308,7 +308,7 @@ struct BatchInsertAtomicityTests {
         var batch = members(4)
         batch[2].id = 1
         let original = batch
-        let error = expectError(.sqlite) { try db.insert(contentsOf: &batch) }
+        let error = expectError(.uniqueViolation) { try db.insert(contentsOf: &batch) }
         #expect(error?.elementIndex == 2)
         #expect(error?.resultCode == .constraintPrimaryKey)
         #expect(batch == original)
@@ -355,7 +355,7 @@ struct BatchInsertAtomicityTests {
         batch[2].email = batch[0].email
         try db.transaction { db in
             try db.insert(Member(id: nil, email: "kept@example.com", joinedAt: Date(timeIntervalSince1970: 0)))
-            let error = expectError(.sqlite) { try db.insert(contentsOf: &batch) }
+            let error = expectError(.uniqueViolation) { try db.insert(contentsOf: &batch) }
             #expect(error?.elementIndex == 2)
             #expect(db.isInTransaction)
             var other = members(1, from: 5)
@@ -418,7 +418,7 @@ struct BatchInsertAtomicityTests {
     @Test func aSequenceNamesThePositionOfTheElementThatFailed() throws {
         let db = try database()
         let emails = ["a@example.com", "b@example.com", "a@example.com"]
-        let error = expectError(.sqlite) {
+        let error = expectError(.uniqueViolation) {
             try db.insert(contentsOf: emails.lazy.map { TableMember(id: nil, email: $0, joinedAt: Date(), score: nil) })
         }
         #expect(error?.elementIndex == 2)
@@ -437,7 +437,7 @@ struct BatchInsertAtomicityTests {
         try other.beginTransaction(.immediate)
         defer { try? other.rollbackTransaction() }
         var batch = members(2)
-        let error = expectError(.sqlite) { try db.insert(contentsOf: &batch) }
+        let error = expectError(.busy) { try db.insert(contentsOf: &batch) }
         #expect(error?.resultCode?.primary == .busy)
         #expect(error?.elementIndex == nil)
         #expect(batch.allSatisfy { $0.id == nil })

@@ -186,7 +186,7 @@ import Testing
             let pending = try db.prepare(query: "SELECT name FROM person")
             #expect(try pending.next() != nil)
             // While a statement is mid-read, its table cannot be dropped.
-            let error = expectError(.sqlite) { try db.execute(query: "DROP TABLE person") }
+            let error = expectError(.busy) { try db.execute(query: "DROP TABLE person") }
             #expect(error?.resultCode?.primary == .locked)
         }
         // Released: finalized, so the table is free.
