@@ -74,7 +74,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .failedStatementFailsTheWrite: try await Checks.failedStatementFailsTheWrite(writer)
         case .nestedTransactionContainsFailure: try await Checks.nestedTransactionContainsFailure(writer)
         case .readRefusesWrites: try await Checks.readRefusesWrites(writer)
-        case .readSeesOneSnapshot: try await Checks.readSeesOneSnapshot(writer, concurrent: backend.readsRunBesideWrites)
+        case .readSeesOneSnapshot:
+            try await Checks.readSeesOneSnapshot(writer, concurrent: backend.readsRunBesideWrites)
         case .writeWithoutTransactionCommitsEachStatement:
             try await Checks.writeWithoutTransactionCommitsEachStatement(writer)
         case .records: try await Checks.records(writer)
@@ -164,13 +165,14 @@ private enum Checks {
 
     static func failedStatementFailsTheWrite(_ pool: some DatabaseWriter) async throws {
         _ = try await save(note("taken"), in: pool)
-        await #expect(throws: (any Error).self) {
+        let error = await #expect(throws: DatabaseError.self) {
             try await pool.write { session in
                 try await session.insert(note("new"))
                 // The duplicate fails; catching its error does not make the write commit.
                 do { try await session.insert(note("taken")) } catch {}
             }
         }
+        #expect(error?.code == .uniqueViolation)
         #expect(try await count(in: pool) == 1)
     }
 
@@ -181,7 +183,7 @@ private enum Checks {
             var caught = false
             do {
                 try await session.transaction { session in try await session.insert(note("taken")) }
-            } catch {
+            } catch let error as DatabaseError where error.code == .uniqueViolation {
                 caught = true
             }
             try await session.insert(note("after"))
@@ -195,15 +197,17 @@ private enum Checks {
     }
 
     static func readRefusesWrites(_ pool: some DatabaseWriter) async throws {
-        await #expect(throws: (any Error).self) {
+        let byStatement = await #expect(throws: DatabaseError.self) {
             try await pool.read { session in
                 try await session.execute(
                     "INSERT INTO conformance_note (content, mood, score) VALUES ('read', 'happy', 1)")
             }
         }
-        await #expect(throws: (any Error).self) {
+        #expect(byStatement?.code == .readOnly)
+        let byRecord = await #expect(throws: DatabaseError.self) {
             try await pool.read { session in try await session.insert(note("read")) }
         }
+        #expect(byRecord?.code == .readOnly)
         #expect(try await count(in: pool) == 0)
     }
 
@@ -281,6 +285,7 @@ private enum Checks {
             try await pool.write { session in try await session.insert(contentsOf: &failing) }
         }
         #expect(error?.elementIndex == 1)
+        #expect(error?.code == .uniqueViolation)
         #expect(failing == kept)
         #expect(try await count(in: pool) == 3)
 
