@@ -36,6 +36,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case batchInsert
     /// Requests: filter, order, limit, count, `updateAll`, `deleteAll`, an empty `contains`.
     case requests
+    /// `fetchAll`, `fetchOne` and `count` of a model with an SQL condition.
+    case conditions
     /// `SQL` binds interpolated values and quotes identifiers.
     case sqlValues
     /// `close()` ends the writer: new work throws `connectionClosed`.
@@ -81,6 +83,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .records: try await Checks.records(writer)
         case .batchInsert: try await Checks.batchInsert(writer)
         case .requests: try await Checks.requests(writer)
+        case .conditions: try await Checks.conditions(writer)
         case .sqlValues: try await Checks.sqlValues(writer)
         case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
         }
@@ -328,6 +331,25 @@ private enum Checks {
             try await session.fetchAll(ConformanceNote.order(Column("score"))).map(\.mood)
         }
         #expect(moods == ["calm", "happy", "calm", "happy"])
+    }
+
+    static func conditions(_ pool: some DatabaseWriter) async throws {
+        var notes = (1...4).map { note("note \($0)", mood: $0 > 2 ? "happy" : "sad", score: Int64($0)) }
+        try await pool.write { session in try await session.insert(contentsOf: &notes) }
+        let (happy, first, count, all) = try await pool.read { session in
+            (
+                try await session.fetchAll(
+                    ConformanceNote.self, where: "mood = :mood", parameters: ["mood": "happy"]
+                ).map(\.score),
+                try await session.fetchOne(ConformanceNote.self, where: "score > ?", parameters: [Int64(1)])?.score,
+                try await session.count(ConformanceNote.self, where: "mood = :mood", parameters: ["mood": "sad"]),
+                try await session.count(ConformanceNote.self, where: nil, parameters: [:])
+            )
+        }
+        #expect(happy == [3, 4])
+        #expect(first == 2)
+        #expect(count == 2)
+        #expect(all == 4)
     }
 
     static func sqlValues(_ pool: some DatabaseWriter) async throws {

@@ -80,6 +80,20 @@ public protocol DatabaseSession {
     /// Every record of `T`'s table.
     func fetchAll<T: Model>(_ type: T.Type) async throws -> [T]
 
+    /// The records of `T` matching an SQL condition, in primary key order. Values go in `parameters` (`:name` with
+    /// named values, or `?` with positional ones), never into the condition's text.
+    ///
+    /// ```swift
+    /// let recent = try await session.fetchAll(Note.self, where: "created_at > :since", parameters: ["since": day])
+    /// ```
+    func fetchAll<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments) async throws -> [T]
+
+    /// The first record of `T` matching an SQL condition, in primary key order, or nil.
+    func fetchOne<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments) async throws -> T?
+
+    /// The number of rows of `T`, matching an SQL condition when there is one.
+    func count<T: Model>(_ type: T.Type, where condition: String?, parameters: SQLArguments) async throws -> Int
+
     /// Runs `body` in a nested transaction (a savepoint inside a `write`): **when `body` throws, what it wrote rolls
     /// back and the enclosing block goes on**; when it returns, its work joins the enclosing transaction.
     func transaction<Output: Sendable>(_ body: (Self) async throws -> Output) async throws -> Output
@@ -104,5 +118,18 @@ extension DatabaseSession {
     @_disfavoredOverload
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL) async throws -> T? {
         try await fetchOne(type, sql, decoder: RowDecoder())
+    }
+}
+
+extension QueryRequest {
+    /// The rows of `Record` matching an SQL condition, in primary key order: what `fetchAll(_:where:parameters:)`
+    /// and `fetchOne(_:where:parameters:)` read on every backend.
+    package static func matching(_ condition: String, parameters: SQLArguments) -> QueryRequest<Record> {
+        Record.filter(sql: condition, parameters: parameters).order(Column(Record.primaryKeyColumn))
+    }
+
+    /// The rows of `Record`, matching an SQL condition when there is one: what `count(_:where:parameters:)` counts.
+    package static func matching(_ condition: String?, parameters: SQLArguments) -> QueryRequest<Record> {
+        condition.map { Record.filter(sql: $0, parameters: parameters) } ?? Record.all()
     }
 }
