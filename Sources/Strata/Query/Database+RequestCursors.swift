@@ -7,7 +7,7 @@ struct RenderedSelect: Sendable {
     let failure: DatabaseError?
 
     init(_ request: QueryRequest<some Model>) {
-        (sql, rendered, failure) = request.renderSelect()
+        (sql, rendered, failure) = request.renderSelect(dialect: SQLiteDialect())
     }
 }
 

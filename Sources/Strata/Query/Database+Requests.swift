@@ -30,7 +30,7 @@ extension Database {
     /// let happy = try db.fetchCount(Note.filter(Column("mood") == "happy"))
     /// ```
     public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
-        let select = request.renderSelect()
+        let select = request.renderSelect(dialect: SQLiteDialect())
         var rendered = select.rendered
         rendered.sql = "SELECT count(*) FROM (\(select.sql))"
         let statement = try preparedRequest(rendered, failure: select.failure)
@@ -44,7 +44,7 @@ extension Database {
     ///
     /// - Complexity: O(1) memory in the number of rows.
     public func fetchCursor<Record: Model>(_ request: QueryRequest<Record>) throws -> FetchCursor<Record> {
-        let select = request.renderSelect()
+        let select = request.renderSelect(dialect: SQLiteDialect())
         if let failure = select.failure { throw failure.withSQL(select.sql) }
         // A cursor keeps its statement across calls: it gets one of its own.
         let statement = try prepare(query: select.sql)
@@ -269,7 +269,7 @@ extension Database {
     /// The request's SELECT, prepared (from the connection's cache) and bound.
     @usableFromInline
     func preparedSelect(_ request: QueryRequest<some Model>) throws -> Statement {
-        let select = request.renderSelect()
+        let select = request.renderSelect(dialect: SQLiteDialect())
         return try preparedRequest(select.rendered, failure: select.failure)
     }
 

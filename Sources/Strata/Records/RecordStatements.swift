@@ -141,7 +141,7 @@ extension Database {
     @usableFromInline @inline(__always)
     func tableStatements<T: Model>(for type: T.Type) throws -> TableStatements {
         if let statements = tableSQLCache.value(for: T.self) { return statements }
-        let statements = TableStatements(try TableSQL(for: T.self))
+        let statements = TableStatements(try TableSQL(for: T.self, dialect: SQLiteDialect()))
         tableSQLCache.set(statements, for: T.self)
         return statements
     }
@@ -166,7 +166,7 @@ extension Database {
     /// Builds and caches the SQL of `T` for `keys`, replacing what was cached.
     @discardableResult
     func cacheRecordSQL<T: Model>(for type: T.Type, keys: [String]) throws -> RecordStatements {
-        let sql = RecordStatements(try RecordSQL(for: T.self, keys: keys))
+        let sql = RecordStatements(try RecordSQL(for: T.self, keys: keys, dialect: SQLiteDialect()))
         recordSQLCache.set(sql, for: T.self)
         return sql
     }
@@ -178,7 +178,7 @@ extension Database {
     {
         if keys == record.keys { return record }
         if let variant = record.variants[keys] { return variant }
-        let variant = RecordStatements(try RecordSQL(for: T.self, keys: keys))
+        let variant = RecordStatements(try RecordSQL(for: T.self, keys: keys, dialect: SQLiteDialect()))
         if record.variants.count >= RecordStatements.maximumVariants { record.variants.removeAll() }
         record.variants[keys] = variant
         return variant

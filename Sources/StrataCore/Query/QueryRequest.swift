@@ -84,20 +84,22 @@ public struct QueryRequest<Record: Model>: Sendable {
         return copy
     }
 
-    /// The SQL the request runs, with `?` for each bound value: for logs and tests.
+    /// The SQL the request runs on SQLite, with `?` for each bound value: for logs and tests. PostgreSQL runs the
+    /// same request with `$1`, `$2`... in place of the `?`s.
     public var sql: String {
-        renderSelect().sql
+        renderSelect(dialect: SQLiteDialect()).sql
     }
 
     // MARK: Rendering
 
     /// The quoted table name that qualifies the model's own columns.
     package var ownTable: String {
-        var renderer = SQLRenderer(ownTable: nil)
+        // Quoting is the same in every dialect: a name between double quotes, with embedded ones doubled.
+        var renderer = SQLRenderer(dialect: SQLiteDialect(), ownTable: nil)
         return renderer.quoted(Record.tableName)
     }
 
-    package func makeRenderer(dialect: any SQLDialect = SQLiteDialect()) -> SQLRenderer {
+    package func makeRenderer(dialect: any SQLDialect) -> SQLRenderer {
         var renderer = SQLRenderer(dialect: dialect, ownTable: ownTable)
         // Each table of the request needs a name of its own, or SQLite and PostgreSQL find its columns ambiguous.
         var names: Set<String> = [Record.tableName.lowercased()]
@@ -119,7 +121,7 @@ public struct QueryRequest<Record: Model>: Sendable {
 
     /// `SELECT ... FROM ...` in `dialect`, and the failure to throw instead of running it.
     package func renderSelect(
-        selectionOverride: [SQLSelection]? = nil, dialect: any SQLDialect = SQLiteDialect()
+        selectionOverride: [SQLSelection]? = nil, dialect: any SQLDialect
     ) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {
         var renderer = makeRenderer(dialect: dialect)
         renderer.append("SELECT ")

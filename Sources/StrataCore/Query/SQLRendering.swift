@@ -91,7 +91,7 @@ package struct SQLRenderer {
     package private(set) var named: [String: SQLValue] = [:]
     package private(set) var failure: DatabaseError?
 
-    package init(dialect: any SQLDialect = SQLiteDialect(), ownTable: String?) {
+    package init(dialect: any SQLDialect, ownTable: String?) {
         self.dialect = dialect
         self.ownTable = ownTable
     }

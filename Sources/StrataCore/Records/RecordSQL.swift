@@ -24,7 +24,7 @@ package final class RecordSQL {
     /// The 1-based index of the primary key parameter in `insert`.
     package let insertPrimaryKeyParameter: Int32
 
-    package init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect = SQLiteDialect()) throws {
+    package init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
@@ -90,7 +90,7 @@ package final class TableSQL {
     package let fetchAll: String
     package let deleteByID: String
 
-    package init<T: Model>(for type: T.Type, dialect: some SQLDialect = SQLiteDialect()) throws {
+    package init<T: Model>(for type: T.Type, dialect: some SQLDialect) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
