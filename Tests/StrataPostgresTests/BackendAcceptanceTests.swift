@@ -22,99 +22,63 @@ struct Entry: Model, Equatable {
     var archivedAt: Date?
 }
 
-/// What the acceptance round trip needs of a backend: the same calls on SQLite's `DatabasePool` and on
-/// `PostgresPool`, so that one test body checks that both give the same answers.
-protocol AcceptanceBackend: Sendable {
-    func insert(_ entry: Entry) async throws -> Entry
-    func update(_ entry: Entry) async throws
-    func find(id: Int64) async throws -> Entry?
-    func fetchAll(_ request: QueryRequest<Entry>) async throws -> [Entry]
-    func fetchCount(_ request: QueryRequest<Entry>) async throws -> Int
-}
-
-/// SQLite through Strata's `DatabasePool`.
-struct SQLiteBackend: AcceptanceBackend {
-    let pool: DatabasePool
-
-    static let schema = """
+/// The `entry` table of each backend.
+enum EntrySchema {
+    static let sqlite = """
         CREATE TABLE entry (
             id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, external_id BLOB NOT NULL, details TEXT NOT NULL,
             tags TEXT NOT NULL, archived_at TEXT)
         """
 
-    func insert(_ entry: Entry) async throws -> Entry {
-        try await pool.write { db in
-            var entry = entry
-            try db.insert(&entry)
-            return entry
-        }
-    }
-    func update(_ entry: Entry) async throws { try await pool.write { db in try db.update(entry) } }
-    func find(id: Int64) async throws -> Entry? { try await pool.read { db in try db.find(Entry.self, id: id) } }
-    func fetchAll(_ request: QueryRequest<Entry>) async throws -> [Entry] {
-        try await pool.read { db in try db.fetchAll(request) }
-    }
-    func fetchCount(_ request: QueryRequest<Entry>) async throws -> Int {
-        try await pool.read { db in try db.fetchCount(request) }
-    }
-}
-
-/// PostgreSQL through `PostgresPool`.
-struct PostgresBackend: AcceptanceBackend {
-    let pool: PostgresPool
-
-    static let schema = """
+    static let postgres = """
         CREATE TABLE entry (
             id bigserial PRIMARY KEY, created_at timestamptz NOT NULL, external_id uuid NOT NULL,
             details jsonb NOT NULL, tags jsonb NOT NULL, archived_at timestamptz)
         """
-
-    func insert(_ entry: Entry) async throws -> Entry {
-        try await pool.write { db in
-            var entry = entry
-            try await db.insert(&entry)
-            return entry
-        }
-    }
-    func update(_ entry: Entry) async throws { try await pool.write { db in try await db.update(entry) } }
-    func find(id: Int64) async throws -> Entry? { try await pool.read { db in try await db.find(Entry.self, id: id) } }
-    func fetchAll(_ request: QueryRequest<Entry>) async throws -> [Entry] {
-        try await pool.read { db in try await db.fetchAll(request) }
-    }
-    func fetchCount(_ request: QueryRequest<Entry>) async throws -> Int {
-        try await pool.read { db in try await db.fetchCount(request) }
-    }
 }
 
 @Suite("Acceptance: one round trip on SQLite and on PostgreSQL", .postgresServer)
 struct BackendAcceptanceTests {
-    /// The shared body: records, nested JSON, dates (whole milliseconds, which both keep) and UUIDs round-trip,
-    /// and requests give the same rows.
-    static func roundTrip(_ backend: some AcceptanceBackend) async throws {
+    /// The shared body, written once against `DatabaseWriter`: records, nested JSON, dates (whole milliseconds,
+    /// which both keep) and UUIDs round-trip, and requests give the same rows.
+    static func roundTrip(_ pool: some DatabaseWriter) async throws {
+        func insert(_ entry: Entry) async throws -> Entry {
+            try await pool.write { db in
+                var entry = entry
+                try await db.insert(&entry)
+                return entry
+            }
+        }
+        func find(id: Int64) async throws -> Entry? {
+            try await pool.read { db in try await db.find(Entry.self, id: id) }
+        }
+        func fetchAll(_ request: QueryRequest<Entry>) async throws -> [Entry] {
+            try await pool.read { db in try await db.fetchAll(request) }
+        }
         let base = Date(timeIntervalSince1970: 1_790_000_000.125)
-        var first = try await backend.insert(
+        var first = try await insert(
             Entry(
                 id: nil, createdAt: base, externalID: UUID(), details: .init(author: "Ada", ratings: [5, 4]),
                 tags: ["swift", "sql"], archivedAt: nil))
-        let second = try await backend.insert(
+        let second = try await insert(
             Entry(
                 id: nil, createdAt: base.addingTimeInterval(60), externalID: UUID(),
                 details: .init(author: "Grace", ratings: []), tags: [], archivedAt: base))
         #expect(first.id == 1)
         #expect(second.id == 2)
-        #expect(try await backend.find(id: 1) == first)
-        #expect(try await backend.find(id: 2) == second)
+        #expect(try await find(id: 1) == first)
+        #expect(try await find(id: 2) == second)
 
         first.details.ratings.append(3)
         first.archivedAt = base.addingTimeInterval(120)
-        try await backend.update(first)
-        #expect(try await backend.find(id: 1) == first)
+        try await pool.write { db in try await db.update(first) }
+        #expect(try await find(id: 1) == first)
 
-        let archived = try await backend.fetchAll(
+        let archived = try await fetchAll(
             Entry.filter(Column("archived_at") != nil).order(Column("created_at").desc))
         #expect(archived == [second, first])
-        #expect(try await backend.fetchCount(Entry.filter(Column("created_at") > base)) == 1)
-        #expect(try await backend.fetchAll(Entry.filter(Column("external_id") == second.externalID)) == [second])
+        #expect(try await pool.read { db in try await db.fetchCount(Entry.filter(Column("created_at") > base)) } == 1)
+        #expect(try await fetchAll(Entry.filter(Column("external_id") == second.externalID)) == [second])
     }
 
     @Test("SQLite")
@@ -123,15 +87,15 @@ struct BackendAcceptanceTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let pool = try DatabasePool(path: directory.appendingPathComponent("db.sqlite").path)
-        try await pool.write { db in try db.execute(query: SQLiteBackend.schema) }
-        try await Self.roundTrip(SQLiteBackend(pool: pool))
+        try await pool.write { db in try db.execute(query: EntrySchema.sqlite) }
+        try await Self.roundTrip(pool)
     }
 
     @Test("PostgreSQL")
     func postgres() async throws {
         try await PostgresTestServer.withPool { pool in
-            try await pool.write { db in try await db.execute(query: PostgresBackend.schema) }
-            try await Self.roundTrip(PostgresBackend(pool: pool))
+            try await pool.write { db in try await db.execute(query: EntrySchema.postgres) }
+            try await Self.roundTrip(pool)
         }
     }
 }
