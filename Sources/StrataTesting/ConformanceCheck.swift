@@ -2,7 +2,7 @@ import StrataCore
 import Testing
 
 /// One check of the backend conformance suite: what every backend must do the same way, through the shared
-/// protocols only (``DatabaseWriter``, ``DatabaseReader``, ``DatabaseSession``).
+/// protocols only (`DatabaseWriter`, `DatabaseReader`, `DatabaseSession`).
 ///
 /// Run each on each backend from a parameterised test:
 ///
