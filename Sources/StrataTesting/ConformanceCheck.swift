@@ -77,7 +77,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .failedStatementFailsTheWrite: try await Checks.failedStatementFailsTheWrite(writer)
         case .nestedTransactionContainsFailure: try await Checks.nestedTransactionContainsFailure(writer)
         case .readRefusesWrites: try await Checks.readRefusesWrites(writer)
-        case .readSeesOneSnapshot: try await Checks.readSeesOneSnapshot(writer, concurrent: backend.readsRunBesideWrites)
+        case .readSeesOneSnapshot:
+            try await Checks.readSeesOneSnapshot(writer, concurrent: backend.readsRunBesideWrites)
         case .writeWithoutTransactionCommitsEachStatement:
             try await Checks.writeWithoutTransactionCommitsEachStatement(writer)
         case .records: try await Checks.records(writer)

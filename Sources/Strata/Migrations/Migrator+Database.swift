@@ -123,7 +123,8 @@ public struct SQLiteMigrationDriver: MigrationDriver {
         try migrator.checkRunsInTransactions(backend: "SQLite")
     }
 
-    public func withSnapshot<Output: Sendable>(_ session: Database, _ body: (Database) async throws -> Output) async throws
+    public func withSnapshot<Output: Sendable>(_ session: Database, _ body: (Database) async throws -> Output)
+        async throws
         -> Output
     {
         try await session.transaction(.deferred, suspending: body)

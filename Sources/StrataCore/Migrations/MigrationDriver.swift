@@ -43,7 +43,8 @@ public protocol MigrationDriver<Session>: Sendable {
 
     /// Runs `body` in a transaction that sees one consistent snapshot, for reading the version and the history
     /// together.
-    func withSnapshot<Output: Sendable>(_ session: Session, _ body: (Session) async throws -> Output) async throws -> Output
+    func withSnapshot<Output: Sendable>(_ session: Session, _ body: (Session) async throws -> Output) async throws
+        -> Output
 
     /// Runs `body` in a transaction that only one migrator of the database runs at a time, and that creates the
     /// version and history tables when the backend keeps them in tables: **it commits when `body` returns and rolls

@@ -84,7 +84,9 @@ extension Migrator {
 
     /// Applies the pending migrations up to `targetVersion` on `session`, which is outside any transaction (or, on
     /// SQLite, inside one: then each migration is a savepoint of it).
-    package func migrateSession<Session: MigratableSession>(_ session: Session, to targetVersion: Int) async throws -> [Int] {
+    package func migrateSession<Session: MigratableSession>(_ session: Session, to targetVersion: Int) async throws
+        -> [Int]
+    {
         typealias Driver = Session.MigrationDriver
         try validate()
         try checkTarget(targetVersion)
@@ -186,7 +188,8 @@ extension Migrator {
         async throws -> MigrationStatus
     {
         try validate()
-        return try await reader.read { session in try await status(ofSession: try Self.cast(session, to: Session.self)) }
+        return try await reader.read { session in try await status(ofSession: try Self.cast(session, to: Session.self))
+        }
     }
 
     /// `session` as `Session`, the type ``migratable(_:)`` found for it.

@@ -46,7 +46,8 @@ public struct PostgresMigrationDriver: MigrationDriver {
             return PostgresMigrationDriver(tables: try await PostgresMigrationTables.resolve(in: session))
         }
         // A search_path that names no existing schema has no tables of Strata's: version 0.
-        return try await PostgresMigrationTables.resolveIfPossible(in: session).map(PostgresMigrationDriver.init(tables:))
+        let tables = try await PostgresMigrationTables.resolveIfPossible(in: session)
+        return tables.map(PostgresMigrationDriver.init(tables:))
     }
 
     /// Throws naming the first migration registered as a Swift block, which only runs on SQLite.
@@ -247,7 +248,6 @@ public struct PostgresMigrationDriver: MigrationDriver {
 extension PostgresSession: MigratableSession {
     public typealias MigrationDriver = PostgresMigrationDriver
 }
-
 
 /// The `strata_schema_version` and `strata_migrations` tables of a PostgreSQL database, in the schema a migrator
 /// found first in the `search_path` when it started, and named with it in every statement.
