@@ -29,8 +29,10 @@ public protocol MigrationDriver<Session>: Sendable {
     /// Finds where `session`'s database keeps its version and history (on PostgreSQL, the first schema of the
     /// `search_path`), once per migrator call.
     ///
-    /// - Parameter forWriting: true when the migrator may write (`migrate`): then a database with nowhere to keep
-    ///   them throws; false for `status` and `pendingMigrations`, which see such a database at version 0 (nil).
+    /// - Parameters:
+    ///   - session: The session the migrator was lent.
+    ///   - forWriting: true when the migrator may write (`migrate`): then a database with nowhere to keep them
+    ///     throws; false for `status` and `pendingMigrations`, which see such a database at version 0 (nil).
     static func find(in session: Session, forWriting: Bool) async throws -> Self?
 
     /// Throws when a registered migration cannot run on this backend (a Swift block that takes another backend's
@@ -60,7 +62,7 @@ public protocol MigrationDriver<Session>: Sendable {
 
     /// The `strata_migrations` rows by version, empty when the table does not exist.
     ///
-    /// - Throws: ``DatabaseError/Code/migration`` (see ``MigrationHistory``'s `malformed`) when the table or a row
+    /// - Throws: ``DatabaseError/Code/migration`` when the table or a row
     ///   is not what Strata writes, or records a version past `currentVersion`.
     func history(in session: Session, currentVersion: Int) async throws -> [Int: AppliedMigration]
 
