@@ -9,7 +9,7 @@ extension Migrator {
     /// }
     /// ```
     ///
-    /// The block takes SQLite's `Database`, so it runs on SQLite only; ``register(version:name:sql:)`` registers SQL
+    /// The block takes SQLite's `Database`, so it runs on SQLite only; `register(version:name:sql:)` registers SQL
     /// that runs on every backend. Registering does not check the version; a duplicate or a gap is reported by
     /// `validate()` and before any migration runs.
     public mutating func register(
@@ -107,7 +107,7 @@ extension Database: MigratableSession {
     public typealias MigrationDriver = SQLiteMigrationDriver
 }
 
-/// How ``Migrator`` migrates a SQLite database: the version is `user_version`, concurrent migrators are kept apart
+/// How ``StrataCore/Migrator`` migrates a SQLite database: the version is `user_version`, concurrent migrators are kept apart
 /// by `BEGIN IMMEDIATE` (each waits for the write lock up to the ``Database/busyTimeout``), and each migration runs
 /// as ``Database/migrate(version:_:)`` runs one: foreign keys checked before the commit, `BEGIN`, `COMMIT` and
 /// `ROLLBACK` refused. Every migration runs in a transaction: a file that begins with `-- strata:no-transaction` is
