@@ -49,38 +49,22 @@ struct MigrateCommand: AsyncParsableCommand {
                     "cannot migrate to version \(target): the migrations in \(folder) "
                         + "go from 1 to \(migrator.latestVersion)")
             }
-            if databaseOptions.isPostgres {
-                #if PostgreSQL
-                    try await withPostgresPool(databaseOptions.database) { pool in
-                        if dryRun {
-                            let current = try await migrator.status(of: pool).currentVersion
-                            let plan = try await migrator.pendingMigrations(for: pool, to: target)
-                            return printPlan(plan, current: current, exists: true)
-                        }
-                        try await apply(
-                            migrator, to: target, status: { try await migrator.status(of: pool) },
-                            migrate: { try await migrator.migrate(pool, to: $0) })
-                    }
-                    return
-                #else
-                    throw CommandError.postgresNotBuilt
-                #endif
+            if dryRun {
+                // A missing database is neither created nor opened, and an existing one is opened read-only.
+                return try await databaseOptions.withWriter(readOnly: true, missingIsEmpty: true) { writer in
+                    let plan = try await migrator.pendingMigrations(for: writer, to: target)
+                    let current = try await migrator.status(of: writer).currentVersion
+                    printPlan(plan, current: current, exists: databaseOptions.exists)
+                }
             }
-            if dryRun { return try printPlan(migrator, to: target) }
-            let db = try databaseOptions.open()
-            defer { db.close() }
-            try await apply(
-                migrator, to: target, status: { try migrator.status(of: db) },
-                migrate: { try migrator.migrate(db, to: $0) })
+            try await databaseOptions.withWriter { writer in try await apply(migrator, to: target, on: writer) }
         }
     }
 
-    /// Applies the migrations up to `target` one at a time, printing each, on SQLite or PostgreSQL.
-    private func apply(
-        _ migrator: Migrator, to target: Int, status: () async throws -> MigrationStatus,
-        migrate: (Int) async throws -> [Int]
-    ) async throws {
-        let before = try await status()
+    /// Applies the migrations up to `target` one at a time, printing each, on the writer of any backend.
+    private func apply(_ migrator: Migrator, to target: Int, on writer: some DatabaseWriter) async throws {
+        func migrate(_ version: Int) async throws -> [Int] { try await migrator.migrate(writer, to: version) }
+        let before = try await migrator.status(of: writer)
         let start = before.currentVersion
         // Migrating to where the database is applies nothing but makes the checks and records of every run: an
         // edited file refused (or accepted), the history of what the database has recorded.
@@ -106,7 +90,7 @@ struct MigrateCommand: AsyncParsableCommand {
                 appliedAny = true
             }
         }
-        let now = try await status().currentVersion
+        let now = try await migrator.status(of: writer).currentVersion
         if appliedAny {
             Terminal.write("now at version \(now)")
         } else if now > target {
@@ -114,15 +98,6 @@ struct MigrateCommand: AsyncParsableCommand {
         } else {
             Terminal.write("already at version \(now), nothing to do")
         }
-    }
-
-    /// `--dry-run`: what `migrate` would apply, after the checks it makes first; a missing database is neither
-    /// created nor opened, and an existing one is opened read-only.
-    private func printPlan(_ migrator: Migrator, to target: Int) throws {
-        let exists = databaseOptions.exists
-        let db = exists ? try databaseOptions.open(readOnly: true) : try Database()
-        defer { db.close() }
-        printPlan(try migrator.pendingMigrations(for: db, to: target), current: try db.userVersion, exists: exists)
     }
 
     /// Prints the migrations `--dry-run` would apply, with their SQL.

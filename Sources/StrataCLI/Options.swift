@@ -27,9 +27,39 @@ struct DatabaseOptions: ParsableArguments {
         return try Database(path: database, readOnly: readOnly, busyTimeout: busyTimeout)
     }
 
-    /// Whether the database file exists; commands that only read never create it.
+    /// Whether the database exists: the SQLite file is there (commands that only read never create it); a
+    /// PostgreSQL database is taken to exist, and the server says otherwise.
     var exists: Bool {
-        FileManager.default.fileExists(atPath: database)
+        isPostgres || FileManager.default.fileExists(atPath: database)
+    }
+
+    /// Runs `body` with the writer of `--database`, and closes it when `body` returns: for a PostgreSQL URL, a
+    /// `PostgresPool` of one connection; for a SQLite file, a `DatabaseQueue` on the connection ``open(readOnly:)``
+    /// opens (`readOnly`, with the busy timeout), or on an empty in-memory database when the file is missing and
+    /// `missingIsEmpty` (a missing database is at version 0, and is not created).
+    ///
+    /// The one place that opens a database for `migrate`, `status` and `query`, which are written once over the
+    /// shared `DatabaseWriter`.
+    func withWriter<Output>(
+        readOnly: Bool = false, missingIsEmpty: Bool = false, _ body: (any DatabaseWriter) async throws -> Output
+    ) async throws -> Output {
+        let writer: any DatabaseWriter
+        if isPostgres {
+            writer = try openPostgresWriter(database)
+        } else if missingIsEmpty, !exists {
+            writer = try DatabaseQueue()
+        } else {
+            writer = DatabaseQueue(opened: try open(readOnly: readOnly))
+        }
+        let output: Output
+        do {
+            output = try await body(writer)
+        } catch {
+            await writer.close()
+            throw error
+        }
+        await writer.close()
+        return output
     }
 
     /// Whether `--database` is a PostgreSQL URL rather than a SQLite file: it starts with `postgres:` or

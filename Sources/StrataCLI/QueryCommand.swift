@@ -19,8 +19,8 @@ struct QueryCommand: AsyncParsableCommand {
               csv    a header row, then a line per row, quoted as RFC 4180 says;
                      NULL is an empty field, a blob is base64
 
-            With --database postgres://... (a strata built with the PostgreSQL trait), the statement runs in \
-            a transaction of its own, committed when it succeeds. bool prints as 0 or 1, bytea as a blob, \
+            With --database postgres://... (a strata built with the PostgreSQL trait), the statement runs \
+            on its own and commits when it succeeds, as on SQLite. bool prints as 0 or 1, bytea as a blob, \
             timestamptz as ISO 8601 text, numeric, uuid and jsonb as their text; other types need a cast \
             (x::text). A SELECT that returns no rows prints no header.
             """
@@ -36,55 +36,56 @@ struct QueryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingAsyncErrors {
-            if databaseOptions.isPostgres {
-                #if PostgreSQL
-                    let sql = sql
-                    let result = try await withPostgresPool(databaseOptions.database) { pool in
-                        try await pool.write { db in try await db.rowsOfQuery(sql) }
-                    }
-                    return print(
-                        QueryResult(
-                            columns: result.columns, rows: result.rows, changes: result.changes,
-                            returnsRows: result.returnsRows))
-                #else
-                    throw CommandError.postgresNotBuilt
-                #endif
-            }
             guard databaseOptions.exists else {
                 throw CommandError("no database at \(databaseOptions.database)")
             }
             let result: QueryResult
             do {
-                result = try Self.run(sql, options: databaseOptions, readOnly: true)
+                result = try await Self.run(sql, options: databaseOptions, readOnly: true)
             } catch let error as DatabaseError where error.resultCode?.primary == .readOnly {
                 // The statement writes: nothing was changed, so it runs again on a writable connection.
-                result = try Self.run(sql, options: databaseOptions, readOnly: false)
+                result = try await Self.run(sql, options: databaseOptions, readOnly: false)
             }
-            print(result)
+            let output = format.render(result)
+            if !output.isEmpty {
+                Terminal.write(output)
+            }
         }
     }
 
-    private func print(_ result: QueryResult) {
-        let output = format.render(result)
-        if !output.isEmpty {
-            Terminal.write(output)
+    /// Runs `sql` on its own, outside any transaction (it commits when it succeeds), on the writer of `options`.
+    private static func run(_ sql: String, options: DatabaseOptions, readOnly: Bool) async throws -> QueryResult {
+        try await options.withWriter(readOnly: readOnly) { writer in
+            try await writer.writeWithoutTransaction { session in
+                guard let session = session as? any QueryableSession else {
+                    throw CommandError("query cannot print the rows of a \(type(of: session)) session")
+                }
+                return try await session.queryResult(sql)
+            }
         }
     }
+}
 
-    private static func run(_ sql: String, options: DatabaseOptions, readOnly: Bool) throws -> QueryResult {
-        let db = try options.open(readOnly: readOnly)
-        defer { db.close() }
-        let statement = try db.prepare(query: sql)
+/// A session whose rows `strata query` prints: SQLite's `Database`, and `PostgresSession` in a strata built with the
+/// PostgreSQL trait.
+protocol QueryableSession {
+    /// The columns and rows of `sql`, one statement, and the rows it changed.
+    func queryResult(_ sql: String) async throws -> QueryResult
+}
+
+extension Database: QueryableSession {
+    func queryResult(_ sql: String) throws -> QueryResult {
+        let statement = try prepare(query: sql)
         var rows: [[DatabaseValue]] = []
         while let row = try statement.next() {
             rows.append(try (0..<row.columnCount).map { try row[$0] })
         }
-        return QueryResult(columns: statement.columnNames, rows: rows, changes: try db.changes)
+        return QueryResult(columns: statement.columnNames, rows: rows, changes: try changes)
     }
 }
 
 /// The rows a statement returned.
-struct QueryResult {
+struct QueryResult: Sendable {
     var columns: [String]
     var rows: [[DatabaseValue]]
     /// Rows changed, for a statement that returns no columns.

@@ -22,21 +22,12 @@ struct StatusCommand: AsyncParsableCommand {
             let folder = migrationsOptions.migrations(for: databaseOptions)
             var migrator = Migrator()
             try migrator.registerSQLFiles(in: migrationsOptions.url(for: databaseOptions))
-            if databaseOptions.isPostgres {
-                #if PostgreSQL
-                    let status = try await withPostgresPool(databaseOptions.database) { pool in
-                        try await migrator.status(of: pool)
-                    }
-                    return try report(status, of: migrator, exists: true, folder: folder)
-                #else
-                    throw CommandError.postgresNotBuilt
-                #endif
-            }
             let exists = databaseOptions.exists
             // A missing database is at version 0, as an empty in-memory one is.
-            let db = exists ? try databaseOptions.open(readOnly: true) : try Database()
-            defer { db.close() }
-            try report(try migrator.status(of: db), of: migrator, exists: exists, folder: folder)
+            let status = try await databaseOptions.withWriter(readOnly: true, missingIsEmpty: true) { writer in
+                try await migrator.status(of: writer)
+            }
+            try report(status, of: migrator, exists: exists, folder: folder)
         }
     }
 

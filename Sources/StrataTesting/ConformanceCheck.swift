@@ -42,6 +42,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case sqlValues
     /// `close()` ends the writer: new work throws `connectionClosed`.
     case closeRefusesNewWork
+    /// The migrator, run generically: migrate to a version, status, pending, migrate to the latest, a re-run that
+    /// applies nothing, a failing migration that changes nothing, a database newer than the migrations refused.
+    case migrations
 
     public var description: String { rawValue }
 
@@ -86,6 +89,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .conditions: try await Checks.conditions(writer)
         case .sqlValues: try await Checks.sqlValues(writer)
         case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
+        case .migrations: try await Checks.migrations(writer)
         }
     }
 }
@@ -371,6 +375,69 @@ private enum Checks {
                 SQL(sql: "SELECT * FROM conformance_note WHERE mood = :mood", parameters: ["mood": "happy"]))
         }
         #expect(named.map(\.content) == [content])
+    }
+
+    static func migrations(_ pool: some DatabaseWriter) async throws {
+        var migrator = Migrator()
+        try migrator.register(
+            version: 1, name: "create tag", sql: "CREATE TABLE conformance_tag (id BIGINT PRIMARY KEY, name TEXT)")
+        try migrator.register(
+            version: 2, name: "fill tag",
+            sql: """
+                INSERT INTO conformance_tag (id, name) VALUES (1, 'one');
+                INSERT INTO conformance_tag (id, name) VALUES (2, 'two')
+                """)
+        let before = try await migrator.status(of: pool)
+        #expect(before.currentVersion == 0 && before.latestVersion == 2)
+        #expect(before.applied == [] && before.pending == [1, 2] && before.history == [])
+        #expect(try await migrator.pendingMigrations(for: pool).map(\.version) == [1, 2])
+        #expect(try await migrator.pendingMigrations(for: pool, to: 1).map(\.identifier) == ["0001_create tag"])
+
+        #expect(try await migrator.migrate(pool, to: 1) == [1])
+        let first = try await migrator.status(of: pool)
+        #expect(first.currentVersion == 1 && first.applied == [1] && first.pending == [2])
+        #expect(first.history.map(\.name) == ["0001_create tag"])
+        #expect(first.history.first?.appliedAt != nil && first.history.first?.checksum == nil)
+        #expect(try await migrator.pendingMigrations(for: pool).map(\.version) == [2])
+        #expect(try await migrator.migrate(pool, to: 1) == [])
+
+        #expect(try await migrator.migrate(pool) == [2])
+        let status = try await migrator.status(of: pool)
+        #expect(status.currentVersion == 2 && status.applied == [1, 2] && status.pending == [] && status.isUpToDate)
+        #expect(status.history.map(\.version) == [1, 2])
+        let names = try await pool.read { session in
+            try await session.fetchAll(String.self, "SELECT name FROM conformance_tag ORDER BY id")
+        }
+        #expect(names == ["one", "two"])
+        // A re-run is a no-op.
+        #expect(try await migrator.migrate(pool) == [])
+        #expect(try await migrator.pendingMigrations(for: pool).isEmpty)
+
+        // A failing migration changes nothing: its first statement rolls back with its version bump.
+        var failing = migrator
+        try failing.register(
+            version: 3, name: "half done",
+            sql: """
+                INSERT INTO conformance_tag (id, name) VALUES (3, 'three');
+                INSERT INTO conformance_tag (id, name) VALUES (1, 'duplicate')
+                """)
+        let error = await #expect(throws: DatabaseError.self) { try await failing.migrate(pool) }
+        #expect(error?.code == .migration)
+        #expect(error?.message.hasPrefix("migration 3 \"half done\" failed: ") == true, "\(String(describing: error))")
+        #expect(try await failing.status(of: pool).currentVersion == 2)
+        let count = try await pool.read { session in
+            try await session.fetchOne(Int.self, "SELECT count(*) FROM conformance_tag")
+        }
+        #expect(count == 2)
+
+        // A database newer than the migrations is refused, and reported by status.
+        var older = Migrator()
+        try older.register(
+            version: 1, name: "create tag", sql: "CREATE TABLE conformance_tag (id BIGINT PRIMARY KEY, name TEXT)")
+        let newer = await #expect(throws: DatabaseError.self) { try await older.migrate(pool) }
+        #expect(
+            newer?.message.contains("the database is at version 2, newer than the latest migration known here") == true)
+        #expect(try await older.status(of: pool).missing == [2])
     }
 
     static func closeRefusesNewWork(_ pool: some DatabaseWriter) async throws {

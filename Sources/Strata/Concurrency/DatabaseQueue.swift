@@ -69,6 +69,16 @@ public final class DatabaseQueue: Sendable {
         self.observability = observability
     }
 
+    /// A queue over a connection the caller opened and configured (the strata tool opens a file read-only, with its
+    /// busy timeout), which the queue closes; a connection an I/O error broke is not replaced.
+    package init(opened database: consuming sending Database) {
+        self.path = database.path
+        let observability = DatabaseObservability()
+        self.connection = ConnectionPool(
+            [SerialConnection(database, label: "strata.queue")], kind: "queue", observability: observability)
+        self.observability = observability
+    }
+
     /// Opens a private in-memory database, gone when the queue closes.
     ///
     /// ```swift

@@ -9,8 +9,9 @@ extension Migrator {
     /// }
     /// ```
     ///
-    /// Registering does not check the version; a duplicate or a gap is reported by `validate()`
-    /// and before any migration runs.
+    /// The block takes SQLite's `Database`, so it runs on SQLite only; `register(version:name:sql:)` registers SQL
+    /// that runs on every backend. Registering does not check the version; a duplicate or a gap is reported by
+    /// `validate()` and before any migration runs.
     public mutating func register(
         version: Int,
         name: String,
@@ -28,6 +29,8 @@ extension Migrator {
     /// let applied = try migrator.migrate(db)     // [] when the database is up to date
     /// ```
     ///
+    /// It runs the loop of `migrate(_:)` on a writer, on this connection and the calling thread.
+    ///
     /// - Returns: The versions this call applied. A version another connection applied meanwhile is
     ///   not in the list.
     /// - Throws: `DatabaseError.Code.migration` for a gap or duplicate, a database newer than
@@ -37,26 +40,6 @@ extension Migrator {
     @discardableResult
     public func migrate(_ db: Database) throws -> [Int] {
         try migrate(db, to: latestVersion)
-    }
-
-    /// Applies the pending migrations of a pool's or queue's database, on its writer, outside any other write.
-    ///
-    /// ```swift
-    /// let pool = try DatabasePool(path: "app.sqlite")
-    /// try await migrator.migrate(pool)
-    /// ```
-    ///
-    /// Each migration runs in its own transaction, as `migrate(_:)` on a `Database` does; writes asked for meanwhile
-    /// wait for the writer.
-    @discardableResult
-    public func migrate(_ writer: some DatabaseWriter<Database>) async throws -> [Int] {
-        try await writer.writeWithoutTransaction { db in try migrate(db) }
-    }
-
-    /// Applies the pending migrations of a pool's or queue's database up to `targetVersion`.
-    @discardableResult
-    public func migrate(_ writer: some DatabaseWriter<Database>, to targetVersion: Int) async throws -> [Int] {
-        try await writer.writeWithoutTransaction { db in try migrate(db, to: targetVersion) }
     }
 
     /// Applies the pending migrations, in order, up to `targetVersion`.
@@ -73,25 +56,7 @@ extension Migrator {
     ///   `latestVersion`, and for the failures listed at `migrate(_:)`.
     @discardableResult
     public func migrate(_ db: Database, to targetVersion: Int) throws -> [Int] {
-        try validate()
-        try checkTarget(targetVersion)
-        try checkRunsInTransactions(backend: "SQLite")
-        let (current, history) = try snapshot(of: db)
-        try checkNotNewer(current)
-        try reconcileHistory(of: db, current: current, history: history)
-        var applied: [Int] = []
-        for migration in migrations where migration.version > current && migration.version <= targetVersion {
-            do {
-                let ran = try db.migrate(version: migration.version) { db in
-                    try migration.run(on: db)
-                    try MigrationHistory.record(migration, in: db)
-                }
-                if ran { applied.append(migration.version) }
-            } catch {
-                throw Self.failure(error, of: migration)
-            }
-        }
-        return applied
+        try runOnCallingThread { try await migrateSession(db, to: targetVersion) }
     }
 
     /// The migrations `migrate(_:to:)` would apply to `db`, in order, after the checks it makes before running any
@@ -106,19 +71,10 @@ extension Migrator {
     ///
     /// - Throws: What `migrate(_:to:)` throws before it runs a migration.
     public func pendingMigrations(for db: Database, to targetVersion: Int? = nil) throws -> [Migration] {
-        try validate()
-        let target = targetVersion ?? latestVersion
-        try checkTarget(target)
-        try checkRunsInTransactions(backend: "SQLite")
-        let (current, history) = try snapshot(of: db)
-        try checkNotNewer(current)
-        _ = try historyNeedsWriting(history, at: current)
-        return migrations.filter { $0.version > current && $0.version <= target }
-    }
-
-    /// The migration status of a pool's or queue's database, read on a reader.
-    public func status(of reader: some DatabaseReader<Database>) async throws -> MigrationStatus {
-        try await reader.read { db in try status(of: db) }
+        try runOnCallingThread {
+            try await db.transaction(
+                .deferred, suspending: { db in try await pendingMigrations(inSession: db, to: targetVersion) })
+        }
     }
 
     /// Where `db` stands: its version, the registered versions applied and pending, and the recorded history with
@@ -136,37 +92,8 @@ extension Migrator {
     /// - Throws: `DatabaseError.Code.migration` for a gap or duplicate, or a `strata_migrations` table edited by
     ///   hand into something Strata does not write.
     public func status(of db: Database) throws -> MigrationStatus {
-        try validate()
-        let (current, history) = try snapshot(of: db)
-        return status(current: current, history: history)
-    }
-
-    // MARK: Private
-
-    /// Checks the recorded history against the migrations before any runs: an applied `.sql` file edited since is
-    /// refused, or its new checksum recorded when ``acceptsEditedFiles``; applied versions the history lacks are
-    /// recorded. Writes only when there is something to record, in a transaction of its own.
-    private func reconcileHistory(of db: Database, current: Int, history: [Int: AppliedMigration]) throws {
-        guard try historyNeedsWriting(history, at: current) else { return }
-        try db.transaction(.immediate) { db in
-            // Another connection may have migrated or recorded meanwhile: decide again under the write lock.
-            let (current, history) = try snapshot(of: db)
-            try checkNotNewer(current)
-            guard try historyNeedsWriting(history, at: current) else { return }
-            for migration in editedMigrations(history, upTo: current) {
-                try MigrationHistory.acceptChecksum(of: migration, in: db)
-            }
-            try MigrationHistory.backfill(
-                migrations.filter { $0.version <= current && history[$0.version] == nil }, in: db)
-        }
-    }
-
-    /// The database's version and recorded history, read in one transaction, so that another connection's migration
-    /// cannot commit between the two reads.
-    private func snapshot(of db: Database) throws -> (version: Int, history: [Int: AppliedMigration]) {
-        try db.transaction { db in
-            let current = try db.userVersion
-            return (current, try MigrationHistory.read(from: db, currentVersion: current))
+        try runOnCallingThread {
+            try await db.transaction(.deferred, suspending: { db in try await status(ofSession: db) })
         }
     }
 }
@@ -176,16 +103,84 @@ private struct DatabaseMigrationBlock: Sendable {
     let body: @Sendable (Database) throws -> Void
 }
 
-extension Migrator.Migration {
-    /// Runs the migration on `db`: its SQL, or its Swift block.
-    fileprivate func run(on db: Database) throws {
-        if let sql {
-            try db.execute(query: sql)
-        } else if let block = block as? DatabaseMigrationBlock {
-            try block.body(db)
+extension Database: MigratableSession {
+    public typealias MigrationDriver = SQLiteMigrationDriver
+}
+
+/// How ``StrataCore/Migrator`` migrates a SQLite database: the version is `user_version`, concurrent migrators are kept apart
+/// by `BEGIN IMMEDIATE` (each waits for the write lock up to the ``Database/busyTimeout``), and each migration runs
+/// as ``Database/migrate(version:_:)`` runs one: foreign keys checked before the commit, `BEGIN`, `COMMIT` and
+/// `ROLLBACK` refused. Every migration runs in a transaction: a file that begins with `-- strata:no-transaction` is
+/// refused before anything runs.
+///
+/// The migrator uses it; an application does not call it.
+public struct SQLiteMigrationDriver: MigrationDriver {
+    public static func find(in session: Database, forWriting: Bool) async throws -> SQLiteMigrationDriver? {
+        SQLiteMigrationDriver()
+    }
+
+    public static func check(_ migrator: Migrator) throws {
+        try migrator.checkRunsInTransactions(backend: "SQLite")
+    }
+
+    public func withSnapshot<Output: Sendable>(_ session: Database, _ body: (Database) async throws -> Output)
+        async throws
+        -> Output
+    {
+        try await session.transaction(.deferred, suspending: body)
+    }
+
+    public func withMigrationLock<Output: Sendable>(_ session: Database, _ body: (Database) async throws -> Output)
+        async throws -> Output
+    {
+        try await session.transaction(.immediate, suspending: body)
+    }
+
+    public func version(in session: Database) async throws -> Int {
+        try session.userVersion
+    }
+
+    public func setVersion(_ version: Int, in session: Database) async throws {
+        try session.setUserVersion(version)
+    }
+
+    public func history(in session: Database, currentVersion: Int) async throws -> [Int: AppliedMigration] {
+        try MigrationHistory.read(from: session, currentVersion: currentVersion)
+    }
+
+    public func record(_ migration: Migrator.Migration, appliedNow: Bool, in session: Database) async throws {
+        if appliedNow {
+            try MigrationHistory.record(migration, in: session)
         } else {
-            throw DatabaseError(
-                code: .migration, message: "\(self) has neither SQL nor a Swift block that runs on SQLite")
+            try MigrationHistory.backfill([migration], in: session)
+        }
+    }
+
+    public func acceptChecksum(of migration: Migrator.Migration, in session: Database) async throws {
+        try MigrationHistory.acceptChecksum(of: migration, in: session)
+    }
+
+    public func run(_ migration: Migrator.Migration, from currentVersion: Int, in session: Database) async throws {
+        let db = session
+        try db.withDeferredForeignKeys {
+            try db.refusingTransactionControl(migrating: migration.version) {
+                if let sql = migration.sql {
+                    try db.execute(query: sql)
+                } else if let block = migration.block as? DatabaseMigrationBlock {
+                    try block.body(db)
+                } else {
+                    throw DatabaseError(
+                        code: .migration, message: "\(migration) has neither SQL nor a Swift block that runs on SQLite")
+                }
+            }
+            // A COMMIT or ROLLBACK in the migration would split it from its version bump.
+            guard db.isInTransaction else {
+                throw DatabaseError(
+                    code: .migration,
+                    message: "migration \(migration.version) ended the transaction it runs in (COMMIT or ROLLBACK); "
+                        + "its changes may be committed but the version stays \(currentVersion)")
+            }
+            try db.checkForeignKeys()
         }
     }
 }

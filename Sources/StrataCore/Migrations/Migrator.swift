@@ -14,9 +14,11 @@ public import Foundation
 /// let status = try migrator.status(of: db)         // currentVersion 3, applied [1, 2, 3], pending []
 /// ```
 ///
-/// Each migration is applied by `Database.migrate(version:_:)`, so it inherits its guarantees: a
-/// migration and its `user_version` bump commit together, a failure changes nothing, and
-/// processes that migrate one file at once apply each migration exactly once.
+/// The same migrator runs on every backend: `migrate(_:)` takes a `Database` (SQLite) or any writer (a
+/// `DatabasePool`, a `DatabaseQueue`, a `PostgresPool`), and the loop is written once; each backend supplies what
+/// differs through its ``MigrationDriver`` (where the version lives, how concurrent migrators are kept apart). A
+/// migration and its version bump (`user_version` on SQLite) commit together, a failure changes nothing, and
+/// processes that migrate one database at once apply each migration exactly once.
 ///
 /// - **Versions are contiguous from 1.** A gap or a duplicate version is an error reported before
 ///   any migration runs, by ``validate()``, `migrate(_:)`, `migrate(_:to:)` and `status(of:)`.
@@ -45,11 +47,12 @@ public struct Migrator: Sendable {
         public let fileURL: URL?
         /// The SHA-256 of the `.sql` file as registered (64 lowercase hexadecimal digits), nil for a Swift block.
         public let checksum: String?
-        /// The SQL of the `.sql` file as registered, nil for a Swift block: what a backend other than SQLite runs.
-        package let sql: String?
-        /// Whether the migration runs in a transaction with its version bump: false for a `.sql` file whose first
-        /// line is `-- strata:no-transaction`, which only PostgreSQL runs.
-        package let runsInTransaction: Bool
+        /// The SQL the migration runs: of its `.sql` file as registered, or given to
+        /// ``Migrator/register(version:name:sql:)``; nil for a Swift block.
+        public let sql: String?
+        /// Whether the migration runs in a transaction with its version bump: false for SQL whose first line is
+        /// `-- strata:no-transaction`, which only PostgreSQL runs.
+        public let runsInTransaction: Bool
 
         /// What a Swift block runs, nil for a file: the backend's block (SQLite's takes a `Database`), kept without
         /// naming the backend's types; the backend that registered it is the one that can run it.
@@ -107,6 +110,32 @@ public struct Migrator: Sendable {
     /// The highest registered version, 0 when there is none.
     public var latestVersion: Int {
         migrations.last?.version ?? 0
+    }
+
+    /// Registers a migration of SQL text, which runs on every backend: one or more statements, in the migration's
+    /// transaction.
+    ///
+    /// ```swift
+    /// migrator.register(version: 1, name: "create note", sql: "CREATE TABLE note (id BIGINT PRIMARY KEY, content TEXT)")
+    /// ```
+    ///
+    /// As for a Swift block, no checksum is recorded: an edit of the text is not detected. Registering does not
+    /// check the version; a duplicate or a gap is reported by ``validate()`` and before any migration runs.
+    ///
+    /// - Throws: ``DatabaseError/Code/migration`` for a `-- strata:` comment that is not the
+    ///   `-- strata:no-transaction` directive on the first line.
+    public mutating func register(version: Int, name: String, sql: String) throws {
+        let runsInTransaction = try MigrationFile.runsInTransaction(
+            sql, fileName: Self.paddedName(version: version, name: name))
+        insert(
+            Migration(
+                version: version, name: name, fileURL: nil, checksum: nil, sql: sql,
+                runsInTransaction: runsInTransaction))
+    }
+
+    /// `0001_create note`, as a migration without a file is named.
+    private static func paddedName(version: Int, name: String) -> String {
+        Migration.paddedVersion(version) + "_" + name
     }
 
     /// Registers every `NNNN_description.sql` file of `directory` as the migration to version `NNNN`.
@@ -256,7 +285,14 @@ public struct Migrator: Sendable {
     ///
     /// A commit whose outcome is unknown stays ``DatabaseError/Code/commitOutcomeUnknown``: the migration may be
     /// applied, and the caller must look at the database's version before migrating again.
+    /// An error that names its migration already (its message begins with the migration's description, as a
+    /// backend's ``MigrationDriver/run(_:from:in:)`` may throw) is returned as it is.
     package static func failure(_ error: any Error, of migration: Migration) -> DatabaseError {
+        if let error = error as? DatabaseError, error.code == .migration,
+            error.message.hasPrefix(migration.description + " ") || error.message.hasPrefix(migration.description + ",")
+        {
+            return error
+        }
         guard let error = error as? DatabaseError else {
             return DatabaseError(code: .migration, message: "\(migration) failed: \(error)", underlyingError: error)
         }

@@ -124,3 +124,21 @@ private func repositoryMigrator() throws -> Migrator {
     #expect(try db.fetchAll(String.self, query: "SELECT name FROM pragma_table_info('note') ORDER BY cid")
         == ["id", "created_at", "content", "updated_at"])
 }
+
+@Test("Migrations.md: on any writer") func migrationsOnAnyWriter() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    // snippet: docs/Migrations.md 6
+    func setUp(_ db: some DatabaseWriter) async throws -> MigrationStatus {
+        var migrator = Migrator()
+        try migrator.register(version: 1, name: "create tag", sql: "CREATE TABLE tag (id BIGINT PRIMARY KEY, name TEXT)")
+        try migrator.register(version: 2, name: "add tag color", sql: "ALTER TABLE tag ADD COLUMN color TEXT")
+        try await migrator.migrate(db)                    // [1, 2] on an empty database, then []
+        return try await migrator.status(of: db)          // currentVersion 2, applied [1, 2], pending []
+    }
+    let status = try await setUp(try DatabasePool(path: "tags.sqlite"))
+    // end snippet
+    #expect(status.currentVersion == 2)
+    #expect(status.applied == [1, 2])
+    #expect(status.pending.isEmpty)
+}

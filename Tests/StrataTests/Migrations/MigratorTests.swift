@@ -194,6 +194,40 @@ import Testing
         #expect(try MigrationFixtures.column(Int.self, db, "SELECT count(*) FROM note_tag") == [0])
     }
 
+    @Test func aSynchronousMigrateRunsOnTheCallingThread() throws {
+        // The loop is written once, async; `migrate(db)` runs it on the caller's thread, where `db` belongs.
+        let caller = pthread_self()
+        let threads = LockedValue<[Bool]>([])
+        var migrator = Migrator()
+        for version in 1...3 {
+            migrator.register(version: version, name: "step \(version)") { db in
+                threads.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) }
+                try db.execute(query: "CREATE TABLE step_\(version) (x)")
+            }
+        }
+        let db = try Database()
+        #expect(try migrator.pendingMigrations(for: db).map(\.version) == [1, 2, 3])
+        #expect(try migrator.migrate(db) == [1, 2, 3])
+        #expect(threads.withLock { $0 } == [true, true, true])
+        #expect(try migrator.status(of: db).currentVersion == 3)
+    }
+
+    @Test func theSameMigratorRunsOnAPoolAQueueAndADatabase() async throws {
+        let directory = try TemporaryDirectory()
+        let migrator = Self.notesMigrator()
+        let pool = try DatabasePool(path: directory.path("pool.sqlite"))
+        let queue = try DatabaseQueue()
+        #expect(try await migrator.pendingMigrations(for: pool, to: 2).map(\.version) == [1, 2])
+        #expect(try await migrator.migrate(pool, to: 2) == [1, 2])
+        #expect(try await migrator.migrate(queue) == [1, 2, 3])
+        #expect(try await migrator.migrate(pool) == [3])
+        #expect(try await migrator.status(of: pool).applied == [1, 2, 3])
+        #expect(try await migrator.status(of: queue).history.map(\.version) == [1, 2, 3])
+        #expect(try await migrator.migrate(queue) == [])
+        await pool.close()
+        await queue.close()
+    }
+
     @Test func aMigratorIsSendable() async throws {
         let migrator = Self.notesMigrator()
         let directory = try TemporaryDirectory()

@@ -1,7 +1,8 @@
 import Foundation
 public import StrataCore
 
-/// Strata's ``Migrator`` on PostgreSQL: the same migration files, validation, history and checks as on SQLite.
+/// How Strata's ``Migrator`` migrates a PostgreSQL database: the same loop, migration files, validation, history and
+/// checks as on SQLite; this driver supplies what differs.
 ///
 /// ```swift
 /// var migrator = Migrator()
@@ -9,6 +10,8 @@ public import StrataCore
 /// try await migrator.migrate(pg)                    // [1, 2, 3] on an empty database
 /// let status = try await migrator.status(of: pg)    // currentVersion 3, applied [1, 2, 3], pending []
 /// ```
+///
+/// The migrator uses it; an application does not call it.
 ///
 /// - **The version lives in a table.** `strata_schema_version` holds one row, the database's version, as
 ///   `user_version` does on SQLite; the history is in `strata_migrations`, as on SQLite. Both are in the first schema
@@ -34,130 +37,152 @@ public import StrataCore
 ///   migrating a ``PostgresPool`` with one throws naming it, before anything runs.
 /// - **The same refusals as on SQLite.** A database newer than ``Migrator/latestVersion``, and an applied file
 ///   edited since (unless ``Migrator/acceptsEditedFiles``), throw before any step runs.
+public struct PostgresMigrationDriver: MigrationDriver {
+    /// The tables, in the schema found when the migrator began.
+    let tables: PostgresMigrationTables
 
-extension Migrator {
-    /// Applies the pending migrations to the database of `pool`, in order, up to ``Migrator/latestVersion``.
-    ///
-    /// - Returns: The versions this call applied; a version another migrator applied meanwhile is not in the list.
-    /// - Throws: `DatabaseError` with the `migration` code for a gap or duplicate, a Swift-block migration, a
-    ///   database newer than the migrations, an edited applied file, a file that controls transactions or holds
-    ///   psql commands, or a failing step (named, with PostgreSQL's SQLSTATE and message); ``DatabaseError`` when
-    ///   the server cannot be reached.
-    @discardableResult
-    public func migrate(_ pool: PostgresPool) async throws -> [Int] {
-        try await migrate(pool, to: latestVersion)
-    }
-
-    /// Applies the pending migrations to the database of `pool`, in order, up to `targetVersion`.
-    ///
-    /// A database already at or past `targetVersion` (and not past ``Migrator/latestVersion``) is left as it is.
-    @discardableResult
-    public func migrate(_ pool: PostgresPool, to targetVersion: Int) async throws -> [Int] {
-        try validate()
-        try checkTarget(targetVersion)
-        try checkRunsOnPostgres()
-        let (tables, start) = try await pool.write { db in
-            let tables = try await PostgresMigrationTables.resolve(in: db)
-            try await tables.lock(db)
-            try await tables.create(in: db)
-            let (current, history) = try await tables.snapshot(of: db)
-            try checkNotNewer(current)
-            guard try historyNeedsWriting(history, at: current) else { return (tables, current) }
-            for migration in editedMigrations(history, upTo: current) {
-                try await tables.acceptChecksum(of: migration, in: db)
-            }
-            for migration in migrations where migration.version <= current && history[migration.version] == nil {
-                try await tables.record(migration, in: db, appliedNow: false)
-            }
-            return (tables, current)
+    public static func find(in session: PostgresSession, forWriting: Bool) async throws -> PostgresMigrationDriver? {
+        if forWriting {
+            return PostgresMigrationDriver(tables: try await PostgresMigrationTables.resolve(in: session))
         }
-        // Every file to run is read before the first runs: one that cannot run stops the migration here.
-        let pending = try migrations.filter { $0.version > start && $0.version <= targetVersion }.map {
-            ($0, try Self.script(of: $0))
-        }
-        var applied: [Int] = []
-        for (migration, script) in pending {
-            let ran: Bool
-            if migration.runsInTransaction {
-                ran = try await pool.write { db in
-                    try await tables.lock(db)
-                    let current = try await tables.version(of: db)
-                    try checkNotNewer(current)
-                    // Another migrator applied it while this one waited for the lock.
-                    guard current < migration.version else { return false }
-                    try await run(migration, script, in: db)
-                    try await tables.record(migration, in: db, appliedNow: true)
-                    try await tables.setVersion(migration.version, in: db)
-                    // What the file SET stays with the session after COMMIT: reset it with the step.
-                    try await db.run(sql: "RESET ALL")
-                    return true
-                }
-            } else {
-                ran = try await pool.writeWithoutTransaction { db in
-                    try await runOutsideTransaction(migration, script, tables: tables, in: db)
-                }
-            }
-            if ran { applied.append(migration.version) }
-        }
-        return applied
-    }
-
-    /// The migrations `migrate(_:to:)` would apply to the database of `pool`, after the checks it makes before
-    /// running any. Nothing is written: this is a dry run.
-    public func pendingMigrations(for pool: PostgresPool, to targetVersion: Int? = nil) async throws -> [Migration] {
-        try validate()
-        let target = targetVersion ?? latestVersion
-        try checkTarget(target)
-        try checkRunsOnPostgres()
-        let (current, history) = try await snapshot(of: pool)
-        try checkNotNewer(current)
-        _ = try historyNeedsWriting(history, at: current)
-        let pending = migrations.filter { $0.version > current && $0.version <= target }
-        for migration in pending {
-            _ = try Self.script(of: migration)
-        }
-        return pending
-    }
-
-    /// Where the database of `pool` stands: its version, the registered versions applied and pending, and the
-    /// recorded history with the applied files edited since and the applied versions with no migration here.
-    ///
-    /// It only reads, in one read-only transaction on the primary (a replica may lag): a database never migrated is
-    /// at version 0, and a newer database is reported (its extra versions in `missing`), not refused. Swift-block
-    /// migrations are listed like the others.
-    public func status(of pool: PostgresPool) async throws -> MigrationStatus {
-        try validate()
-        let (current, history) = try await snapshot(of: pool)
-        return status(current: current, history: history)
-    }
-
-    // MARK: Private
-
-    /// The version and history, read in one snapshot.
-    private func snapshot(of pool: PostgresPool) async throws -> (version: Int, history: [Int: AppliedMigration]) {
-        try await pool.write { db in
-            try await db.execute(query: "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            // A search_path that names no existing schema has no tables of Strata's: version 0.
-            guard let tables = try await PostgresMigrationTables.resolveIfPossible(in: db) else { return (0, [:]) }
-            return try await tables.snapshot(of: db)
-        }
+        // A search_path that names no existing schema has no tables of Strata's: version 0.
+        let tables = try await PostgresMigrationTables.resolveIfPossible(in: session)
+        return tables.map(PostgresMigrationDriver.init(tables:))
     }
 
     /// Throws naming the first migration registered as a Swift block, which only runs on SQLite.
-    private func checkRunsOnPostgres() throws {
-        guard let block = migrations.first(where: { $0.sql == nil }) else { return }
+    public static func check(_ migrator: Migrator) throws {
+        guard let block = migrator.migrations.first(where: { $0.sql == nil }) else { return }
         throw DatabaseError(
             code: .migration,
             message: "\(block) is a Swift block, (Database) throws -> Void, which runs on SQLite only: "
                 + "write it as a .sql file to migrate a PostgreSQL database")
     }
 
-    /// The statements of `migration`'s file, read before anything runs.
+    /// Reads the statements of every file about to run: one that cannot run stops the migration before the first.
+    public func checkPending(_ migrations: [Migrator.Migration]) throws {
+        for migration in migrations {
+            _ = try Self.script(of: migration)
+        }
+    }
+
+    public func withSnapshot<Output: Sendable>(
+        _ session: PostgresSession, _ body: (PostgresSession) async throws -> Output
+    ) async throws -> Output {
+        try await session.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { session in
+            try await body(session)
+        }
+    }
+
+    /// A transaction that first takes the transaction-scoped advisory lock of the schema, then creates the tables
+    /// when missing.
+    public func withMigrationLock<Output: Sendable>(
+        _ session: PostgresSession, _ body: (PostgresSession) async throws -> Output
+    ) async throws -> Output {
+        try await session.transaction(beginning: "BEGIN") { session in
+            try await tables.lock(session)
+            try await tables.create(in: session)
+            return try await body(session)
+        }
+    }
+
+    public func version(in session: PostgresSession) async throws -> Int {
+        try await tables.version(of: session)
+    }
+
+    public func setVersion(_ version: Int, in session: PostgresSession) async throws {
+        try await tables.setVersion(version, in: session)
+    }
+
+    public func history(in session: PostgresSession, currentVersion: Int) async throws -> [Int: AppliedMigration] {
+        try await tables.history(of: session, currentVersion: currentVersion)
+    }
+
+    public func record(_ migration: Migrator.Migration, appliedNow: Bool, in session: PostgresSession) async throws {
+        try await tables.record(migration, in: session, appliedNow: appliedNow)
+    }
+
+    public func acceptChecksum(of migration: Migrator.Migration, in session: PostgresSession) async throws {
+        try await tables.acceptChecksum(of: migration, in: session)
+    }
+
+    /// Runs the SQL of `migration`'s file, which may hold several statements, in the session's transaction, then
+    /// resets what it `SET`.
+    public func run(_ migration: Migrator.Migration, from currentVersion: Int, in session: PostgresSession)
+        async throws
+    {
+        let sql = try Self.script(of: migration).sql
+        do {
+            // The extended protocol runs one statement at a time; PL/pgSQL's EXECUTE runs a whole script, in the
+            // transaction. The file, and then the block around it, are each quoted with a dollar tag whose name
+            // they do not contain, so that neither is ever cut short.
+            let inner = Self.dollarTag("strata_migration", notIn: sql)
+            let block = "BEGIN EXECUTE \(inner)\(sql)\(inner); END"
+            let outer = Self.dollarTag("strata_do", notIn: block)
+            try await session.run(sql: "DO \(outer)\(block)\(outer)")
+        } catch let error as PostgresError {
+            throw DatabaseError(
+                code: .migration, message: "\(migration) failed: \(Self.reason(error))", sql: sql,
+                underlyingError: error)
+        }
+        // What the file SET stays with the session after COMMIT: reset it with the step.
+        try await session.run(sql: "RESET ALL")
+    }
+
+    /// Holds the session-level advisory lock of the schema while `body` runs, outside a transaction; then resets
+    /// the settings and releases the lock, also when `body` throws.
+    public func withMigrationLockOutsideTransaction<Output: Sendable>(
+        _ session: PostgresSession, _ body: (PostgresSession) async throws -> Output
+    ) async throws -> Output {
+        try await tables.lockSession(session)
+        let output: Output
+        do {
+            output = try await body(session)
+        } catch {
+            // The connection goes back to the pool: without its settings, and without the lock, which would
+            // otherwise keep every other migrator waiting. A broken connection took both with it.
+            try? await session.run(sql: "RESET ALL")
+            try? await tables.unlockSession(session)
+            throw error
+        }
+        try await session.run(sql: "RESET ALL")
+        try await tables.unlockSession(session)
+        return output
+    }
+
+    /// Runs the statements of a `-- strata:no-transaction` file one at a time, in autocommit mode.
+    public func runOutsideTransaction(
+        _ migration: Migrator.Migration, from currentVersion: Int, in session: PostgresSession
+    ) async throws {
+        let script = try Self.script(of: migration)
+        let statements = script.statements.filter { !$0.leadingWords.isEmpty }
+        for (offset, statement) in statements.enumerated() {
+            do {
+                try await session.run(sql: script.text(of: statement))
+            } catch let error as PostgresError {
+                let done =
+                    offset == 0
+                    ? "nothing of it ran"
+                    : "statements 1 to \(offset) committed and stay (no transaction can undo them)"
+                throw DatabaseError(
+                    code: .migration,
+                    message: "\(migration), statement \(offset + 1) of \(statements.count) (line "
+                        + "\(statement.line)) failed: \(Self.reason(error)); \(done), the database stays at "
+                        + "version \(currentVersion), and the next migrate runs the file again from its first "
+                        + "statement",
+                    sql: script.text(of: statement), underlyingError: error)
+            }
+        }
+    }
+
+    // MARK: Private
+
+    /// The statements of `migration`'s file.
     ///
     /// - Throws: `DatabaseError` with the `migration` code, naming the file and line, for a statement that ends or
     ///   begins a transaction (a migration already runs in one), a `COPY ... FROM STDIN` or `TO STDOUT` (psql's
     ///   input and output, which a migration does not have), or a psql command.
-    private static func script(of migration: Migration) throws -> PostgresMigrationScript {
+    private static func script(of migration: Migrator.Migration) throws -> PostgresMigrationScript {
         let script = PostgresMigrationScript(migration.sql ?? "")
         func refuse(_ line: Int, _ reason: String) -> DatabaseError {
             DatabaseError(code: .migration, message: "\(migration), line \(line): \(reason)")
@@ -199,82 +224,6 @@ extension Migrator {
         return script
     }
 
-    /// Runs the SQL of `migration`'s file, which may hold several statements, in the session's transaction.
-    private func run(_ migration: Migration, _ script: PostgresMigrationScript, in db: PostgresSession) async throws {
-        let sql = script.sql
-        do {
-            // The extended protocol runs one statement at a time; PL/pgSQL's EXECUTE runs a whole script, in the
-            // transaction. The file, and then the block around it, are each quoted with a dollar tag whose name
-            // they do not contain, so that neither is ever cut short.
-            let inner = Self.dollarTag("strata_migration", notIn: sql)
-            let block = "BEGIN EXECUTE \(inner)\(sql)\(inner); END"
-            let outer = Self.dollarTag("strata_do", notIn: block)
-            try await db.run(sql: "DO \(outer)\(block)\(outer)")
-        } catch let error as DatabaseError {
-            throw DatabaseError(
-                code: .migration, message: "\(migration) failed: \(Self.reason(error))", sql: sql,
-                underlyingError: error)
-        } catch {
-            throw Self.failure(error, of: migration)
-        }
-    }
-
-    /// Runs the statements of a `-- strata:no-transaction` file one at a time, in autocommit mode, then records it
-    /// and bumps the version in a transaction; all under a session-level advisory lock, which other migrators of
-    /// the schema wait for.
-    ///
-    /// - Returns: false when another migrator applied it first.
-    private func runOutsideTransaction(
-        _ migration: Migration, _ script: PostgresMigrationScript, tables: PostgresMigrationTables,
-        in db: PostgresSession
-    ) async throws -> Bool {
-        try await tables.lockSession(db)
-        do {
-            let current = try await tables.version(of: db)
-            try checkNotNewer(current)
-            guard current < migration.version else {
-                try await tables.unlockSession(db)
-                return false
-            }
-            let statements = script.statements.filter { !$0.leadingWords.isEmpty }
-            for (offset, statement) in statements.enumerated() {
-                do {
-                    try await db.run(sql: script.text(of: statement))
-                } catch let error as DatabaseError {
-                    let done =
-                        offset == 0
-                        ? "nothing of it ran"
-                        : "statements 1 to \(offset) committed and stay (no transaction can undo them)"
-                    throw DatabaseError(
-                        code: .migration,
-                        message: "\(migration), statement \(offset + 1) of \(statements.count) (line "
-                            + "\(statement.line)) failed: \(Self.reason(error)); \(done), the database stays at "
-                            + "version \(current), and the next migrate runs the file again from its first statement",
-                        sql: script.text(of: statement), underlyingError: error)
-                }
-            }
-            try await db.run(sql: "BEGIN")
-            do {
-                try await tables.record(migration, in: db, appliedNow: true)
-                try await tables.setVersion(migration.version, in: db)
-                try await db.run(sql: "RESET ALL")
-                try await db.run(sql: "COMMIT")
-            } catch {
-                try? await db.run(sql: "ROLLBACK")
-                throw error
-            }
-            try await tables.unlockSession(db)
-            return true
-        } catch {
-            // The connection goes back to the pool: without its settings, and without the lock, which would
-            // otherwise keep every other migrator waiting. A broken connection took both with it.
-            try? await db.run(sql: "RESET ALL")
-            try? await tables.unlockSession(db)
-            if error is DatabaseError { throw error }
-            throw Self.failure(error, of: migration)
-        }
-    }
-
     /// PostgreSQL's reason for a failed statement of a migration, without the values it may quote, with a word on
     /// the statements that cannot run in a transaction.
     private static func reason(_ error: DatabaseError) -> String {
@@ -294,6 +243,10 @@ extension Migrator {
         }
         return "$\(candidate)$"
     }
+}
+
+extension PostgresSession: MigratableSession {
+    public typealias MigrationDriver = PostgresMigrationDriver
 }
 
 /// The `strata_schema_version` and `strata_migrations` tables of a PostgreSQL database, in the schema a migrator
