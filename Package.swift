@@ -56,6 +56,10 @@ let package = Package(
         // files and their validation. Never touches the SQLite C API, so StrataPostgres builds without libsqlite3.
         .target(
             name: "StrataCore",
+            dependencies: [
+                // `DatabaseObservability` holds a `Logger`: every backend reports through swift-log.
+                .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -104,6 +108,8 @@ let package = Package(
                 "StrataCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings

@@ -61,10 +61,28 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
         /// - Throws: ``DatabaseError`` when the query fails while rows arrive; a `DecodingError` for a row that does
         ///   not decode as `Element`; ``DatabaseError/Code/connectionClosed`` after the session's body returned.
         public mutating func next() async throws -> Element? {
-            guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }
-            let columns = self.columns ?? PostgresColumns(row: row)
+            guard
+                let (element, columns) = try await PostgresCursor.next(
+                    of: hold, columns: columns, decoder: decoder, session: session, sql: sql)
+            else { return nil }
             self.columns = columns
-            return try decoder.decode(Element.self, from: row, columns: columns)
+            return element
         }
+    }
+
+    /// A hold on the rows for a reader of its own (a stream's iteration), which counts as an iterator.
+    func makeIteratorHold() -> PostgresResultHold {
+        PostgresResultHold(hold.result, iterator: true)
+    }
+
+    /// The next row of `hold`'s result decoded, with the columns read from the first row (`columns`, or this row's
+    /// when it is the first); nil after the last.
+    static func next(
+        of hold: PostgresResultHold, columns: PostgresColumns?, decoder: PostgresRowDecoder, session: PostgresSession,
+        sql: String
+    ) async throws -> (Element, PostgresColumns)? {
+        guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }
+        let columns = columns ?? PostgresColumns(row: row)
+        return (try decoder.decode(Element.self, from: row, columns: columns), columns)
     }
 }

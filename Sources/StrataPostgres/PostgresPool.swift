@@ -2,6 +2,7 @@ public import Logging
 internal import PostgresNIO
 public import ServiceLifecycle
 public import StrataCore
+internal import Tracing
 
 /// Strata's PostgreSQL database: the same `Model` types and `QueryRequest`s as on SQLite, run on a pool of
 /// connections through postgres-nio.
@@ -55,11 +56,22 @@ public final class PostgresPool: DatabaseWriter, Service {
     ///   - logger: Where postgres-nio logs the connections' background work; nothing by default. Its trace level is
     ///     not passed on: there postgres-nio writes every message of the wire protocol, bound values, rows and
     ///     PostgreSQL's detail lines included, which may be private data.
+    ///   - observability: What the pool reports: its statements (logs, spans, metrics), and each `read` and `write`
+    ///     as a span with the pool's metrics, as on SQLite (see ``DatabaseObservability``). Nothing by default.
     /// - Throws: ``DatabaseError/Code/invalidURL`` for a URL that cannot be used, naming it without its password;
     ///   ``DatabaseError/Code/invalidArgument`` for fewer than one connection.
+    ///
+    /// ```swift
+    /// var logger = Logger(label: "notes.db")
+    /// logger.logLevel = .trace
+    /// let pool = try PostgresPool(
+    ///     url: "postgres://app@db.internal:5432/app",
+    ///     observability: DatabaseObservability(logger: logger, tracing: true, metrics: true))
+    /// ```
     public init(
         url: String, connections: Int = 16, replicas: [String] = [],
-        logger: Logger = Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "strata.postgres", factory: { _ in SwiftLogNoOpLogHandler() }),
+        observability: DatabaseObservability = DatabaseObservability()
     ) throws {
         guard connections >= 1 else {
             throw DatabaseError(
@@ -68,11 +80,18 @@ public final class PostgresPool: DatabaseWriter, Service {
         var logger = logger
         logger.logLevel = max(logger.logLevel, .debug)
         primary = PostgresConnectionPool(
-            endpoint: try PostgresEndpoint(url: url), maximum: connections, logger: logger)
+            endpoint: try PostgresEndpoint(url: url), maximum: connections, logger: logger,
+            observability: observability, kind: "primary")
         self.replicas = try replicas.map {
-            PostgresConnectionPool(endpoint: try PostgresEndpoint(url: $0), maximum: connections, logger: logger)
+            PostgresConnectionPool(
+                endpoint: try PostgresEndpoint(url: $0), maximum: connections, logger: logger,
+                observability: observability, kind: "replica")
         }
+        self.observability = observability
     }
+
+    /// What the pool reports (see ``DatabaseObservability``).
+    public let observability: DatabaseObservability
 
     /// Closes the pool: **new requests throw ``DatabaseError/Code/connectionClosed`` at once, requests asked for
     /// before finish, then every connection closes.** Calling it again, or from several tasks, is safe: each call
@@ -132,7 +151,9 @@ public final class PostgresPool: DatabaseWriter, Service {
     ///   committed), ``DatabaseError/Code/connectionClosed`` (the pool is closed).
     @discardableResult
     public func write<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
-        try await primary.withSession { session in try await session.transaction(body) }
+        try await observed("PostgresPool.write", on: primary) {
+            try await primary.withSession { session in try await session.transaction(body) }
+        }
     }
 
     /// Runs `body` on a replica when the pool has any (each read on the next one), otherwise on the primary, **on one
@@ -148,18 +169,32 @@ public final class PostgresPool: DatabaseWriter, Service {
     ///
     /// See https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ
     public func read<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
-        let pool: PostgresConnectionPool
-        if replicas.isEmpty {
-            pool = primary
-        } else {
-            let index = nextReplica.withLock { next in
-                defer { next = (next + 1) % replicas.count }
-                return next
+        let pool = readPool()
+        return try await observed("PostgresPool.read", on: pool) {
+            try await pool.withSession { session in
+                try await session.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
             }
-            pool = replicas[index]
         }
-        return try await pool.withSession { session in
-            try await session.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    /// The connections the next read runs on: the next replica in turn, or the primary when there is none.
+    func readPool() -> PostgresConnectionPool {
+        guard !replicas.isEmpty else { return primary }
+        let index = nextReplica.withLock { next in
+            defer { next = (next + 1) % replicas.count }
+            return next
+        }
+        return replicas[index]
+    }
+
+    /// Runs `body` as the span `operation`, whose children are the statements it runs, when the pool traces.
+    private func observed<Result>(
+        _ operation: String, on pool: PostgresConnectionPool, _ body: () async throws -> Result
+    ) async throws -> Result {
+        guard pool.instruments?.tracing == true else { return try await body() }
+        return try await withSpan(operation, ofKind: .client) { span in
+            span.attributes["db.system.name"] = "postgresql"
+            return try await body()
         }
     }
 
@@ -179,6 +214,6 @@ public final class PostgresPool: DatabaseWriter, Service {
     public func writeWithoutTransaction<Result: Sendable>(
         _ body: (PostgresSession) async throws -> Result
     ) async throws -> Result {
-        try await primary.withSession(body)
+        try await observed("PostgresPool.writeWithoutTransaction", on: primary) { try await primary.withSession(body) }
     }
 }

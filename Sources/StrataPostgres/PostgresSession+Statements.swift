@@ -18,15 +18,21 @@ extension PostgresSession {
     func collectResult(_ statement: PostgresStatement) async throws -> PostgresQueryResult {
         let query = try statement.query()
         let number = try await prepare(statement.sql, effects: effects(of: statement))
+        let start = pool.observer?.begin()
         do {
             let result = try await waiting(on: number) {
                 try await connection.query(query, logger: logger).get()
             }
             done(number)
+            if let start {
+                report(start, statement, rows: result.rows.count, changes: Self.changes(result.metadata))
+            }
             return result
         } catch {
             done(number)
-            throw failure(error, sql: statement.sql)
+            let failure = failure(error, sql: statement.sql)
+            if let start { report(start, statement, failure: failure) }
+            throw failure
         }
     }
 
@@ -39,10 +45,13 @@ extension PostgresSession {
         // Each row is decoded as it arrives; column names and types are read from the first row only.
         var result = PostgresResultDecoder<T>(PostgresRowDecoder(decoder, for: T.self))
         var decodingError: (any Error)?
+        let start = pool.observer?.begin()
+        var rowCount = 0
         do {
             try await waiting(on: number) {
                 var iterator = try await connection.stream(query, logger: logger).makeAsyncIterator()
                 while let row = try await iterator.next() {
+                    rowCount += 1
                     // After a row that does not decode, the others are still read: an error of the server while
                     // they arrive wins over it, as when every row arrived before the first was decoded.
                     guard decodingError == nil else { continue }
@@ -54,9 +63,12 @@ extension PostgresSession {
                 }
             }
             done(number)
+            if let start { report(start, statement, rows: rowCount) }
         } catch {
             done(number)
-            throw failure(error, sql: statement.sql)
+            let failure = failure(error, sql: statement.sql)
+            if let start { report(start, statement, rows: rowCount, failure: failure) }
+            throw failure
         }
         if let decodingError { throw decodingError }
         return result.values
@@ -82,6 +94,7 @@ extension PostgresSession {
         let query = try statement.query()
         let effects = effects(of: statement)
         let number = try await prepare(statement.sql, effects: effects)
+        let start = pool.observer?.begin()
         do {
             let (first, rest) = try await waiting(on: number) {
                 () async throws -> (PostgresRow?, PostgresOpenResult?) in
@@ -93,10 +106,13 @@ extension PostgresSession {
                 return (first, try await rows.next() == nil ? nil : rows)
             }
             done(number, leaving: rest)
+            if let start { report(start, statement, rows: first == nil ? 0 : rest == nil ? 1 : nil) }
             return first
         } catch {
             done(number)
-            throw failure(error, sql: statement.sql)
+            let failure = failure(error, sql: statement.sql)
+            if let start { report(start, statement, failure: failure) }
+            throw failure
         }
     }
 
@@ -116,11 +132,27 @@ extension PostgresSession {
                 savepoint = "strata_cursor"
                 try await control("SAVEPOINT strata_cursor")
             }
-            let rows = try await waiting(on: number) {
-                try await connection.stream(query, logger: logger).makeAsyncIterator()
+            let start = pool.observer?.begin()
+            let rows: PostgresRowSequence.AsyncIterator
+            do {
+                rows = try await waiting(on: number) {
+                    try await connection.stream(query, logger: logger).makeAsyncIterator()
+                }
+            } catch {
+                if let start {
+                    report(
+                        start, statement,
+                        failure: PostgresError.translating(
+                            error, sql: statement.sql, endpoint: endpoint, phase: .statement))
+                }
+                throw error
             }
             let result = PostgresOpenResult(
                 rows: rows, onlyReads: effects.onlyReads, savepoint: savepoint, sql: statement.sql)
+            if let observer = pool.observer, let start {
+                // Reported when its result ends: read to its end, failed, or left.
+                result.keep(PostgresObserver.Pending(observer: observer, start: start, values: statement.values))
+            }
             let cursor = PostgresCursor<T>(
                 result: result, decoder: PostgresRowDecoder(decoder, for: T.self), session: self, sql: statement.sql)
             done(number, leaving: result)
@@ -138,10 +170,13 @@ extension PostgresSession {
         do {
             let row = try await waiting(on: number) { try await result.next() }
             done(number)
+            if row == nil { reportEnd(of: result) }
             return row
         } catch {
             done(number)
-            throw failure(error, sql: sql)
+            let failure = failure(error, sql: sql)
+            reportEnd(of: result, failure: failure)
+            throw failure
         }
     }
 
@@ -151,10 +186,41 @@ extension PostgresSession {
     func control(_ sql: String, phase: DatabaseError.Phase = .statement) async throws -> PostgresQueryResult {
         try await settle()
         try state.withLock { try $0.admitInternalControl(sql: sql) }
+        let start = pool.observer?.begin()
         do {
-            return try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).get()
+            let result = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).get()
+            if let start { report(start, PostgresStatement(sql: sql, values: []), rows: 0) }
+            return result
         } catch {
-            throw failure(error, sql: sql, phase: phase)
+            let failure = failure(error, sql: sql, phase: phase)
+            if let start { report(start, PostgresStatement(sql: sql, values: []), failure: failure) }
+            throw failure
+        }
+    }
+
+    // MARK: Reporting
+
+    /// Reports `statement`, begun at `start`, to the pool's observer.
+    private func report(
+        _ start: PostgresObserver.Start, _ statement: PostgresStatement, rows: Int? = nil, changes: Int? = nil,
+        failure: (any Error)? = nil
+    ) {
+        pool.observer?.end(
+            start, sql: statement.sql, values: statement.values, rows: rows, changes: changes, failure: failure)
+    }
+
+    /// Reports the statement of a cursor's `result`, which has ended or was left, unless it was reported before.
+    private func reportEnd(of result: PostgresOpenResult, failure: (any Error)? = nil) {
+        guard let (pending, rows) = result.takeReport() else { return }
+        pending.observer.end(
+            pending.start, sql: result.sql, values: pending.values, rows: rows, changes: nil, failure: failure)
+    }
+
+    /// The rows a statement changed, for the statements that change rows.
+    private static func changes(_ metadata: PostgresQueryMetadata) -> Int? {
+        switch metadata.command {
+        case "INSERT", "UPDATE", "DELETE", "MERGE", "COPY": return metadata.rows
+        default: return nil
         }
     }
 
@@ -249,14 +315,16 @@ extension PostgresSession {
         state.withLock { $0.result = nil }
         switch result.disposition {
         case .finished(let failed):
+            reportEnd(of: result)
             // A cursor read to its end gives back its savepoint; after an error, the block's end rolls it back.
             if let savepoint = result.savepoint, !failed { try await control("RELEASE SAVEPOINT \(savepoint)") }
         case .live where ending:
             try await finish(abandoned: result)
         case .live:
             if let error = await result.readAll() {
-                _ = failure(error, sql: result.sql)
+                reportEnd(of: result, failure: failure(error, sql: result.sql))
             } else if let savepoint = result.savepoint {
+                reportEnd(of: result)
                 try await control("RELEASE SAVEPOINT \(savepoint)")
             }
         case .abandoned:
@@ -270,6 +338,8 @@ extension PostgresSession {
     /// Finishes a result nobody will read: its last rows are read and dropped, or its statement is cancelled.
     private func finish(abandoned result: PostgresOpenResult) async throws {
         let (ended, error) = await result.drop(upTo: PostgresConnectionPool.abandonedRowsRead)
+        // Left by its reader: reported as it ended, or as it stood when it was left.
+        reportEnd(of: result)
         if let error, !result.onlyReads || result.savepoint == nil {
             // A statement that changed data failed (its changes are gone), or the transaction around it is aborted:
             // the caller who left it must hear of it, through its block.

@@ -76,6 +76,19 @@ extension PostgresSession {
         return result
     }
 
+    /// Begins a transaction with `begin` for a block that has no body: a stream's read transaction, which the session
+    /// rolls back when it ends. Its SQL may not begin or end a transaction, as in a `read`.
+    func beginBlock(_ begin: String) async throws {
+        try checkOpen(sql: begin)
+        try state.withLock { try $0.admitInternal(sql: begin) }
+        try await control(begin)
+        state.withLock { state in
+            state.blocks.append(PostgresSessionState.Block(savepoint: nil))
+            // The session's end rolls it back.
+            state.controlledTransaction = true
+        }
+    }
+
     /// Ends the innermost block.
     ///
     /// - Returns: The block's first failure, if it failed.

@@ -45,6 +45,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// The migrator, run generically: migrate to a version, status, pending, migrate to the latest, a re-run that
     /// applies nothing, a failing migration that changes nothing, a database newer than the migrations refused.
     case migrations
+    /// `stream` reads a request's records and an `SQL` query's rows in order, on one snapshot, refusing writes; a
+    /// loop left early gives its connection back; an error comes out of the loop.
+    case stream
 
     public var description: String { rawValue }
 
@@ -90,6 +93,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .sqlValues: try await Checks.sqlValues(writer)
         case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
         case .migrations: try await Checks.migrations(writer)
+        case .stream: try await Checks.stream(writer, concurrent: backend.readsRunBesideWrites)
         }
     }
 }
@@ -450,5 +454,58 @@ private enum Checks {
         }
         #expect(error?.code == .connectionClosed)
         await pool.close()
+    }
+
+    static func stream(_ pool: some DatabaseWriter, concurrent: Bool) async throws {
+        let inserted = try await pool.write { session in
+            var notes = (1...300).map { note("note \($0)", mood: $0 % 2 == 0 ? "happy" : "sad", score: Int64($0)) }
+            try await session.insert(contentsOf: &notes)
+            return notes
+        }
+        // A request's records, in its order, over several batches.
+        var happy: [ConformanceNote] = []
+        for try await note in pool.stream(ConformanceNote.filter(Column("mood") == "happy").order(Column("id"))) {
+            happy.append(note)
+        }
+        #expect(happy == inserted.filter { $0.mood == "happy" })
+        // An SQL value's rows as a scalar, its interpolated value bound.
+        let minimum: Int64 = 250
+        var scores: [Int64] = []
+        for try await score in pool.stream(
+            Int64.self, "SELECT score FROM conformance_note WHERE score > \(minimum) ORDER BY score")
+        {
+            scores.append(score)
+        }
+        #expect(scores == Array(251...300))
+        // One snapshot: what commits once the iteration began is not seen. Only where a write runs beside a read: a
+        // queue's write would wait for the loop.
+        if concurrent {
+            var seen = 0
+            for try await _ in pool.stream(ConformanceNote.order(Column("id"))) {
+                if seen == 0 { _ = try await save(note("during the stream"), in: pool) }
+                seen += 1
+            }
+            #expect(seen == 300)
+        }
+        let total = concurrent ? 301 : 300
+        // A loop left early gives the connection back: a write and a read run after it.
+        var taken = 0
+        for try await _ in pool.stream(ConformanceNote.order(Column("id"))) {
+            taken += 1
+            if taken == 3 { break }
+        }
+        #expect(taken == 3)
+        _ = try await save(note("after the stream"), in: pool)
+        #expect(try await count(in: pool) == total + 1)
+        // Errors come out of the loop: a query the database rejects, and a write, which a stream refuses.
+        await #expect(throws: (any Error).self) {
+            for try await _ in pool.stream(Int64.self, "SELECT no_such_column FROM conformance_note") {}
+        }
+        await #expect(throws: (any Error).self) {
+            for try await _ in pool.stream(
+                Int64.self, "INSERT INTO conformance_note (content, mood, score) VALUES ('x', 'y', 1) RETURNING score")
+            {}
+        }
+        #expect(try await count(in: pool) == total + 1)
     }
 }

@@ -58,6 +58,39 @@ extension DatabaseQueue {
         return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
     }
 
+    /// The rows of `sql` decoded as `T`, its interpolated values bound, streamed; a one-column row decodes as a
+    /// scalar.
+    ///
+    /// ```swift
+    /// for try await note in queue.stream(Note.self, "SELECT * FROM note WHERE mood = \(mood) ORDER BY id") {
+    ///     print(note.content)
+    /// }
+    /// ```
+    public func stream<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
+        -> RowStream<T>
+    {
+        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql, decoder: decoder) }
+    }
+
+    /// The values of a one-column `sql` as `T`, streamed.
+    ///
+    /// ```swift
+    /// for try await content in queue.stream(String.self, "SELECT content FROM note WHERE mood = \(mood)") {
+    ///     print(content)
+    /// }
+    /// ```
+    public func stream<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL) -> RowStream<T> {
+        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql) }
+    }
+
+    /// The values of a one-column `sql` as `T`, streamed, for types both `Decodable` and storable (`Int`,
+    /// `String`...).
+    public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL)
+        -> RowStream<T>
+    {
+        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql) }
+    }
+
     /// The rows of `query` decoded as `T`, streamed.
     ///
     /// ```swift

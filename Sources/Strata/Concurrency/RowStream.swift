@@ -1,90 +1,14 @@
-/// The rows of one query as an asynchronous sequence, read and decoded a few at a time, on a connection leased for
-/// the whole iteration, as the consumer asks for them: what `DatabasePool.stream` and `DatabaseQueue.stream` return.
-///
-/// ```swift
-/// for try await note in pool.stream(Note.filter(Column("mood") == "happy").order(Column("id"))) {
-///     try await response.write(note)
-///     if response.isFull { break }      // the reader goes back to the pool here, not later
-/// }
-/// ```
-///
-/// - **Memory stays flat however many rows the query returns**: the connection reads and decodes at most
-///   64 rows at a time, on its own dispatch queue, and only once the consumer has taken the rows
-///   before them. A slow consumer slows the reading down; nothing piles up.
-/// - **An iteration holds one connection and one read transaction from its first `next()` until it ends, so it sees
-///   one consistent snapshot**: the database as committed when that first `next()` began, whatever is written
-///   meanwhile. Making the stream takes no connection; each `for` loop over the same stream is an iteration of its
-///   own, with its own connection and snapshot.
-/// - **The connection goes back as soon as the iteration ends**: when the last row has been read (before the
-///   consumer has taken the last rows of the batch), when `next()` throws, when the loop is left by `break`,
-///   `return` or a thrown error, or when the iterator is dropped unfinished. It does not wait for the stream value
-///   to be released.
-/// - **Once the consuming task is cancelled, the next call to `next()` throws `CancellationError`** and gives the
-///   connection back; rows already read but not taken are dropped. A task cancelled while it waits for a connection
-///   throws `CancellationError` too.
-/// - **Errors come out of `next()`**: an SQL error, a query that cannot be prepared, or a row that does not decode
-///   (the error names the column), after the rows before it. After an error or the end, `next()` returns nil.
-/// - The stream only reads: on a ``DatabasePool`` its connection is a read-only reader; on a ``DatabaseQueue`` its
-///   transaction refuses writes (`PRAGMA query_only`), and `BEGIN`, `COMMIT` and `ROLLBACK` are refused on both.
-/// - Waiting for a connection is waiting for a read: in turn with the other reads, suspended, holding no thread. A
-///   stream being iterated is work in flight for `close()`, which waits for it to end; an iteration that has not
-///   begun when `close()` is called throws `DatabaseError.Code.connectionClosed`.
-/// - On a ``DatabaseQueue`` the stream holds the queue's only connection: every other read and write waits until the
-///   iteration ends. Use a ``DatabasePool`` to stream while others read and write.
-/// - **Inside the loop, do not wait for a connection the stream may be holding**: a `read` or `write` on the same
-///   queue, or a `read` on a pool whose every reader is held by streams, waits for the loop to end, which waits for
-///   it. Collect what the loop needs first, or write after the loop (a pool's `write` inside the loop is fine: the
-///   writer is not a reader).
-///
-/// See https://www.sqlite.org/isolation.html
-public struct RowStream<Element: Sendable>: AsyncSequence, Sendable {
-    public typealias Failure = any Error
-
+/// SQLite's side of ``RowStream``: an iteration reads on a connection of a pool's or queue's ``ConnectionPool``, a
+/// batch at a time on the connection's queue.
+extension RowStream {
     /// How many rows the connection reads and decodes at a time, at most: few enough that memory stays flat, enough
     /// that the trips to the connection's queue cost little next to the decoding.
     static var batchSize: Int { 64 }
 
-    private let source: StreamSource
-    private let open: @Sendable (Database) throws -> FetchCursor<Element>
-
     /// A stream of what `open` returns, on a connection of `source`. `open` runs on the connection's queue, in the
     /// stream's transaction, and makes a cursor with a statement of its own.
     init(source: StreamSource, open: @escaping @Sendable (Database) throws -> FetchCursor<Element>) {
-        self.source = source
-        self.open = open
-    }
-
-    /// Begins an iteration: it takes a connection at its first `next()`.
-    public func makeAsyncIterator() -> Iterator {
-        Iterator(iteration: StreamIteration(source: source, open: open))
-    }
-
-    /// One pass over the rows, on one connection and one snapshot. Dropping it gives the connection back.
-    public struct Iterator: AsyncIteratorProtocol {
-        public typealias Failure = any Error
-
-        private let iteration: StreamIteration<Element>
-
-        fileprivate init(iteration: StreamIteration<Element>) {
-            self.iteration = iteration
-        }
-
-        /// The next row, or nil once the rows are exhausted; reads the next few rows when none is left from the
-        /// last batch.
-        ///
-        /// - Throws: `CancellationError` once the task is cancelled; `DatabaseError.Code.connectionClosed` when
-        ///   the pool or queue was closed before the iteration began; the `DatabaseError` of a failing statement;
-        ///   the error of a row that does not decode.
-        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(any Error)
-            -> Element?
-        {
-            try await iteration.next()
-        }
-
-        /// The next row, or nil once the rows are exhausted: the same as `next(isolation:)`.
-        public mutating func next() async throws -> Element? {
-            try await iteration.next(isolation: nil)
-        }
+        self.init { StreamIteration(source: source, open: open) }
     }
 }
 
@@ -100,7 +24,7 @@ struct StreamSource: Sendable {
 ///
 /// Used by one task at a time, the one iterating (the iterator is not `Sendable`), and released when the iterator
 /// is dropped, at which point an unfinished iteration gives its connection back.
-private final class StreamIteration<Element: Sendable> {
+private final class StreamIteration<Element: Sendable>: RowStreamIteration {
     private enum State {
         /// No connection yet: nothing has been asked for.
         case notStarted
@@ -131,7 +55,7 @@ private final class StreamIteration<Element: Sendable> {
         }
     }
 
-    func next(isolation actor: isolated (any Actor)? = #isolation) async throws -> Element? {
+    func next(isolation actor: isolated (any Actor)?) async throws -> Element? {
         while true {
             if case .finished = state { return nil }
             if Task.isCancelled {

@@ -215,39 +215,17 @@ final class StatementObserver {
         "VALUES", "WITH",
     ]
 
-    /// The statement's first keyword, upper-cased: `SELECT`, `INSERT`, `PRAGMA`...; `WITH` is followed to the
-    /// statement it introduces only as far as its first keyword, so it stays `WITH`.
+    /// The statement's first keyword, upper-cased: `SELECT`, `INSERT`, `PRAGMA`...
     static func operationName(of sql: String) -> String {
-        var keyword = ""
-        var scalars = sql.unicodeScalars[...]
-        // Skip leading whitespace and comments.
-        while let first = scalars.first {
-            if first.properties.isWhitespace {
-                scalars = scalars.dropFirst()
-            } else if scalars.starts(with: "--".unicodeScalars) {
-                scalars = scalars.drop { $0 != "\n" }
-            } else if scalars.starts(with: "/*".unicodeScalars) {
-                scalars = scalars.dropFirst(2)
-                while !scalars.isEmpty && !scalars.starts(with: "*/".unicodeScalars) { scalars = scalars.dropFirst() }
-                scalars = scalars.dropFirst(2)
-            } else {
-                break
-            }
-        }
-        for scalar in scalars {
-            guard scalar.isASCII, scalar.properties.isAlphabetic else { break }
-            keyword.unicodeScalars.append(scalar)
-        }
-        return keyword.isEmpty ? "SQL" : keyword.uppercased()
+        DatabaseObservability.operationName(of: sql)
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue &+ attoseconds / 1_000_000_000
+        DatabaseObservability.nanoseconds(duration)
     }
 
     private static func milliseconds(_ duration: Duration) -> String {
-        String(format: "%.3f", duration / .milliseconds(1))
+        DatabaseObservability.milliseconds(duration)
     }
 
     // MARK: Busy retries

@@ -8,7 +8,8 @@
 /// ```
 ///
 /// The words mean the same on every backend: **a `read` sees one consistent snapshot and refuses writes**; a
-/// reader works as soon as it is created and ends with ``close()``.
+/// `stream` reads its rows a few at a time on one snapshot; a reader works as soon as it is created and ends with
+/// ``close()``.
 public protocol DatabaseReader<Session>: AnyObject, Sendable {
     /// What the block of a `read` or `write` gets: `Database` on SQLite, `PostgresSession` on PostgreSQL.
     associatedtype Session: DatabaseSession
@@ -16,12 +17,43 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
     /// Runs `body` on a session in a transaction that sees one consistent snapshot, with writes refused.
     func read<Output: Sendable>(_ body: (Session) async throws -> Output) async throws -> Output
 
+    /// The records `request` selects, read and decoded a few at a time on one connection and one snapshot, as the
+    /// loop asks for them: **memory stays flat however many rows there are**, and **the connection goes back as soon
+    /// as the loop ends** (see ``RowStream``).
+    ///
+    /// ```swift
+    /// func export(from db: some DatabaseReader, to file: FileHandle) async throws {
+    ///     for try await note in db.stream(Note.all().order(Column("id"))) {
+    ///         file.write(Data((note.content + "\n").utf8))
+    ///     }
+    /// }
+    /// ```
+    func stream<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record>
+
+    /// The rows of `sql` decoded as `T` (a `Decodable` type whose coding keys are columns, or a single value read
+    /// from a one-column row), streamed as ``stream(_:)`` streams a request's records.
+    func stream<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder) -> RowStream<T>
+
     /// Closes the connections once the work asked for has finished: new work throws
     /// ``DatabaseError/Code/connectionClosed`` at once. Calling it again is safe.
     func close() async
 
     /// Whether ``close()`` has been called: from then on new work throws ``DatabaseError/Code/connectionClosed``.
     var isClosed: Bool { get }
+}
+
+extension DatabaseReader {
+    /// The rows of `sql` decoded as `T` with the default ``RowDecoder``, streamed.
+    ///
+    /// ```swift
+    /// for try await note in db.stream(Note.self, "SELECT * FROM note WHERE mood = \(mood) ORDER BY id") {
+    ///     print(note.content)
+    /// }
+    /// ```
+    @_disfavoredOverload
+    public func stream<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL) -> RowStream<T> {
+        stream(type, sql, decoder: RowDecoder())
+    }
 }
 
 /// Something that also lends the session that writes: `DatabasePool`, `DatabaseQueue` and `PostgresPool`. The

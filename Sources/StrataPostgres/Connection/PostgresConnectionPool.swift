@@ -27,6 +27,10 @@ final class PostgresConnectionPool: Sendable {
     private let state: LockedValue<State>
     /// The configuration of each connection, made once (a TLS context is costly to make).
     private let configuration: LockedValue<PostgresConnection.Configuration?> = LockedValue(nil)
+    /// What reports the sessions' statements; nil when the pool's observability asks for nothing.
+    let observer: PostgresObserver?
+    /// The spans and metrics of the pool's work; nil when the observability asks for neither.
+    let instruments: PostgresPoolInstruments?
 
     /// How long a connection stays idle before the pool closes it.
     static let idleTimeout = Duration.seconds(60)
@@ -69,11 +73,17 @@ final class PostgresConnectionPool: Sendable {
         var closing: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// The connections to the server at `endpoint`, at most `maximum` at once.
-    init(endpoint: PostgresEndpoint, maximum: Int, logger: Logger) {
+    /// The connections to the server at `endpoint`, at most `maximum` at once, reporting as `observability` asks,
+    /// its metrics labelled with `kind` (`primary` or `replica`).
+    init(
+        endpoint: PostgresEndpoint, maximum: Int, logger: Logger,
+        observability: DatabaseObservability = DatabaseObservability(), kind: String = "primary"
+    ) {
         self.endpoint = endpoint
         self.maximum = maximum
         self.logger = logger
+        observer = PostgresObserver(observability)
+        instruments = PostgresPoolInstruments(kind: kind, observability)
         state = LockedValue(State())
     }
 
@@ -92,8 +102,7 @@ final class PostgresConnectionPool: Sendable {
     /// - Throws: What `body` throws; ``DatabaseError`` when no connection can be had (the server refuses, the pool
     ///   is closed); `CancellationError` when the task is cancelled while it waits for a connection.
     func withSession<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {
-        let connection = try await lease()
-        let session = PostgresSession(connection: connection, pool: self, logger: logger)
+        let session = try await beginSession()
         let result: Swift.Result<Result, any Error>
         do {
             result = .success(try await body(session))
@@ -101,8 +110,25 @@ final class PostgresConnectionPool: Sendable {
             result = .failure(error)
         }
         let reusable = await session.end()
-        release(connection, reusable: reusable)
+        endSession(session, reusable: reusable)
         return try result.get()
+    }
+
+    /// A session on a leased connection, counted in the pool's metrics until ``endSession(_:reusable:)``.
+    func beginSession() async throws -> PostgresSession {
+        guard let instruments else {
+            return PostgresSession(connection: try await lease(), pool: self, logger: logger)
+        }
+        let requested = ContinuousClock.now
+        let connection = try await lease()
+        instruments.connectionLent(waitingSince: requested)
+        return PostgresSession(connection: connection, pool: self, logger: logger)
+    }
+
+    /// Gives back the connection of `session`, which has ended: reused when `reusable`, closed otherwise.
+    func endSession(_ session: PostgresSession, reusable: Bool) {
+        instruments?.connectionReturned()
+        release(session.connection, reusable: reusable)
     }
 
     // MARK: Lending

@@ -60,12 +60,30 @@ final class PostgresOpenResult: @unchecked Sendable {
     let savepoint: String?
     /// The SQL, for errors.
     let sql: String
+    /// The statement's report, until it is sent when the result ends (see ``takeReport()``).
+    private var report: PostgresObserver.Pending?
+    /// The rows that came from the server so far.
+    private var rowsRead = 0
 
     init(rows: PostgresRowSequence.AsyncIterator, onlyReads: Bool, savepoint: String?, sql: String) {
         self.rows = rows
         self.onlyReads = onlyReads
         self.savepoint = savepoint
         self.sql = sql
+    }
+
+    /// Keeps the report of the statement until the result ends.
+    func keep(_ report: PostgresObserver.Pending) {
+        lock.withLock { self.report = report }
+    }
+
+    /// The statement's report and the rows read, the first time only: the result has ended, or was left.
+    func takeReport() -> (report: PostgresObserver.Pending, rows: Int)? {
+        lock.withLock {
+            guard let report else { return nil }
+            self.report = nil
+            return (report, rowsRead)
+        }
     }
 
     /// The next row, or nil after the last.
@@ -113,7 +131,7 @@ final class PostgresOpenResult: @unchecked Sendable {
             let row = try await iterator.value.next()
             lock.withLock {
                 isReading = false
-                if row == nil { finish(.finished) }
+                if row == nil { finish(.finished) } else { rowsRead += 1 }
             }
             return row
         } catch {

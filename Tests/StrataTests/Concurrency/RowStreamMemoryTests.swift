@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import Strata
@@ -31,51 +32,45 @@ struct RowStreamMemoryTests {
         // Streaming grew by about 50 MiB with the whole suite running beside it (other tests' memory counts too),
         // fetchAll by about 240 MiB.
         let bound = 100 * 1024 * 1024
-        try await withTemporaryPool(readers: 1) { pool, _ in
-            try await pool.write { db in
-                try db.execute(query: "CREATE TABLE tick (id INTEGER PRIMARY KEY, label TEXT)")
-                try db.execute(
-                    query: """
-                        WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < :count)
-                        INSERT INTO tick (id, label) SELECT x, printf('tick %d %.*c', x, 100, 'x') FROM n
-                        """,
-                    parameters: ["count": rowCount])
+        try await ResidentMemory.measuringAlone {
+            try await withTemporaryPool(readers: 1) { pool, _ in
+                try await pool.write { db in
+                    try db.execute(query: "CREATE TABLE tick (id INTEGER PRIMARY KEY, label TEXT)")
+                    try db.execute(
+                        query: """
+                            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < :count)
+                            INSERT INTO tick (id, label) SELECT x, printf('tick %d %.*c', x, 100, 'x') FROM n
+                            """,
+                        parameters: ["count": rowCount])
+                }
+                // Warm up: the first batches allocate the statement, decoder caches and a batch buffer.
+                for try await _ in pool.stream(Tick.self, query: "SELECT id, label FROM tick LIMIT 1000") {}
+                let before = try ResidentMemory.current()
+                var peak = before
+                var count = 0
+                var sum: Int64 = 0
+                for try await tick in pool.stream(Tick.self, query: "SELECT id, label FROM tick ORDER BY id") {
+                    count += 1
+                    sum &+= tick.id
+                    if count % 100_000 == 0 { peak = max(peak, try ResidentMemory.current()) }
+                }
+                let growth = peak - before
+                #expect(count == rowCount)
+                #expect(sum == Int64(rowCount) * Int64(rowCount + 1) / 2)
+                #expect(growth < bound, "grew by \(growth / 1024) KiB")
+                #expect(pool.idleReaderCount == 1)
+                // The control: the same rows held at once.
+                let all = try await pool.read { db in
+                    try db.fetchAll(Tick.self, query: "SELECT id, label FROM tick ORDER BY id")
+                }
+                let fetchAllGrowth = try ResidentMemory.current() - before
+                #expect(all.count == rowCount)
+                #expect(fetchAllGrowth > bound, "grew by \(fetchAllGrowth / 1024) KiB")
+                print(
+                    "RowStreamMemoryTests: \(rowCount) rows; resident memory grew by \(growth / 1024) KiB while streaming, "
+                        + "by \(fetchAllGrowth / 1024) KiB with fetchAll")
             }
-            // Warm up: the first batches allocate the statement, decoder caches and a batch buffer.
-            for try await _ in pool.stream(Tick.self, query: "SELECT id, label FROM tick LIMIT 1000") {}
-            let before = try residentMemory()
-            var peak = before
-            var count = 0
-            var sum: Int64 = 0
-            for try await tick in pool.stream(Tick.self, query: "SELECT id, label FROM tick ORDER BY id") {
-                count += 1
-                sum &+= tick.id
-                if count % 100_000 == 0 { peak = max(peak, try residentMemory()) }
-            }
-            let growth = peak - before
-            #expect(count == rowCount)
-            #expect(sum == Int64(rowCount) * Int64(rowCount + 1) / 2)
-            #expect(growth < bound, "grew by \(growth / 1024) KiB")
-            #expect(pool.idleReaderCount == 1)
-            // The control: the same rows held at once.
-            let all = try await pool.read { db in
-                try db.fetchAll(Tick.self, query: "SELECT id, label FROM tick ORDER BY id")
-            }
-            let fetchAllGrowth = try residentMemory() - before
-            #expect(all.count == rowCount)
-            #expect(fetchAllGrowth > bound, "grew by \(fetchAllGrowth / 1024) KiB")
-            print(
-                "RowStreamMemoryTests: \(rowCount) rows; resident memory grew by \(growth / 1024) KiB while streaming, "
-                    + "by \(fetchAllGrowth / 1024) KiB with fetchAll")
         }
-    }
-
-    /// `VmRSS` of /proc/self/status, in bytes.
-    private func residentMemory() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
-        return kilobytes * 1024
     }
 }
 

@@ -104,10 +104,31 @@ extension ObservabilityTests {
     #expect(pool.isClosed)
 }
 
-@Test("Operations.md: synchronous") func operationsSynchronous() async throws {
+@Test("Operations.md: streaming through the shared protocol") func operationsStreamingGeneric() async throws {
     let scratch = try await ScratchDirectory.enter()
     defer { scratch.leave() }
     // snippet: docs/Operations.md 5
+    func exportContents(of db: some DatabaseReader) async throws -> Int {
+        var count = 0
+        for try await content in db.stream(String.self, "SELECT content FROM note ORDER BY id") {
+            count += content.isEmpty ? 0 : 1
+        }
+        return count
+    }
+    // end snippet
+    let pool = try DatabasePool(path: "notes.sqlite")
+    try await pool.write { db in
+        try db.execute(query: "CREATE TABLE note (id INTEGER PRIMARY KEY, content TEXT NOT NULL)")
+        try db.execute(query: "INSERT INTO note (content) VALUES ('a'), (''), ('c')")
+    }
+    #expect(try await exportContents(of: pool) == 2)
+    await pool.close()
+}
+
+@Test("Operations.md: synchronous") func operationsSynchronous() async throws {
+    let scratch = try await ScratchDirectory.enter()
+    defer { scratch.leave() }
+    // snippet: docs/Operations.md 6
     let pool = try DatabasePool(path: "notes.sqlite", synchronous: .normal)
     let mode = try await pool.write { db in try db.synchronous }   // .normal
     await pool.close()
