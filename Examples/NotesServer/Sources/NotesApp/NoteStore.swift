@@ -1,28 +1,39 @@
 public import Foundation
 public import Strata
 
-/// What the request handlers call: each method is one `read` or one `write` of the pool.
+/// What the request handlers call, written once for every backend: each method is one `read` or one `write` of
+/// `database`, a `DatabasePool` (SQLite) or a `PostgresPool` (PostgreSQL), or any other `DatabaseWriter`.
 ///
-/// `Sendable`, and shared by every handler: reads run in parallel on the pool's readers, writes one at a time on its
-/// writer, each in its own transaction.
-public struct NoteStore: Sendable {
-    public let pool: DatabasePool
+/// `Sendable`, and shared by every handler: reads run in parallel, each on one consistent snapshot; writes each in
+/// their own transaction (one at a time on SQLite).
+///
+/// ```swift
+/// let store = NoteStore(database: pool)      // a DatabasePool, a DatabaseQueue or a PostgresPool
+/// let note = try await store.create(content: "Hello")
+/// let latest = try await store.latest(limit: 20)
+/// ```
+public struct NoteStore<Writer: DatabaseWriter>: Sendable {
+    public let database: Writer
 
-    public init(pool: DatabasePool) {
-        self.pool = pool
+    public init(database: Writer) {
+        self.database = database
     }
 
-    /// The `limit` newest notes, newest first. Newest is the highest id: the rowid order, which needs no index and no
-    /// sort.
+    /// The `limit` newest notes, newest first. Newest is the highest id: the key order, which needs no sort on
+    /// SQLite (the rowid) and reads the primary key's index backwards on PostgreSQL.
+    ///
+    /// In SQL rather than `Note.order(Column("id").desc)`: on PostgreSQL a request's descending order says
+    /// `NULLS LAST` (to sort NULL as SQLite does), and with it PostgreSQL sorts the whole table instead of reading the
+    /// index, although `id` is never NULL.
     public func latest(limit: Int) async throws -> [Note] {
-        try await pool.read { db in
-            try db.fetchAll(Note.order(Column("id").desc).limit(limit))
+        try await database.read { session in
+            try await session.fetchAll(Note.self, "SELECT * FROM note ORDER BY id DESC LIMIT \(limit)")
         }
     }
 
     /// The note with `id`, or nil.
     public func note(id: Int64) async throws -> Note? {
-        try await pool.read { db in try db.find(Note.self, id: id) }
+        try await database.read { session in try await session.find(Note.self, id: id) }
     }
 
     /// Inserts a note and returns it as stored, with its new id.
@@ -30,23 +41,26 @@ public struct NoteStore: Sendable {
     /// The note is built and returned inside the write: if the commit fails, nothing outside the write ever sees an id
     /// that was not committed.
     public func create(content: String, at date: Date = Date()) async throws -> Note {
-        try await pool.write { db in
+        try await database.write { session in
             var note = Note(createdAt: date, content: content)
-            try db.insert(&note)  // INSERT ... RETURNING: `note` now holds the row as stored, id included
+            try await session.insert(&note)  // INSERT ... RETURNING: `note` now holds the row as stored, id included
             return note
         }
     }
 
-    /// Replaces the content of the note with `id` and sets its `updatedAt`, in one `UPDATE ... RETURNING`.
+    /// Replaces the content of the note with `id` and sets its `updatedAt`, then reads the note back in the same
+    /// transaction.
     ///
     /// - Returns: The note as stored after the update, or nil when no note has that id.
     public func update(id: Int64, content: String, at date: Date = Date()) async throws -> Note? {
-        try await pool.write { db in
-            try db.updateAndFetchAll(
+        try await database.write { session in
+            let changed = try await session.updateAll(
                 Note.filter(Column("id") == id),
                 Column("content").set(to: content),
                 Column("updated_at").set(to: date)
-            ).first
+            )
+            guard changed > 0 else { return nil }
+            return try await session.find(Note.self, id: id)
         }
     }
 
@@ -54,16 +68,19 @@ public struct NoteStore: Sendable {
     ///
     /// - Returns: Whether a note was deleted.
     public func delete(id: Int64) async throws -> Bool {
-        try await pool.write { db in try db.delete(Note.self, id: id) }
+        try await database.write { session in try await session.delete(Note.self, id: id) }
     }
 
     /// The number of notes.
     public func count() async throws -> Int {
-        try await pool.read { db in try db.count(Note.self) }
+        try await database.read { session in try await session.fetchCount(Note.all()) }
     }
 
-    /// The schema version (`PRAGMA user_version`): the last migration applied.
+    /// The schema version: the last migration applied, from the migrator's history (`strata_migrations`, which the
+    /// migrator keeps on both backends); 0 before any.
     public func schemaVersion() async throws -> Int {
-        try await pool.read { db in try db.userVersion }
+        try await database.read { session in
+            try await session.fetchOne(Int.self, "SELECT coalesce(max(version), 0) FROM strata_migrations") ?? 0
+        }
     }
 }
