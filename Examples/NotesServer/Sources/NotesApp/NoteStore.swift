@@ -12,11 +12,27 @@ public import Strata
 /// let note = try await store.create(content: "Hello")
 /// let latest = try await store.latest(limit: 20)
 /// ```
+///
+/// **The SQLite fast path.** On a `DatabasePool`, the three routes under load (`note(id:)`, `latest(limit:)`,
+/// `create(content:at:)`) run the same statements in the pool's synchronous blocks (`pool.read { db in ... }`) rather
+/// than in blocks that suspend: a block that suspends runs on the connection's thread through a task executor,
+/// which costs one more thread hop per call. `NotesStoreBenchmark` measured the suspending blocks at 0.65x to 0.78x
+/// the calls per second of the synchronous ones for a read by id, 0.88x to 0.91x for the list, and 0.61x for writes
+/// from 8 tasks (see the README). ``usesSQLiteFastPath`` turns it off; the tests run the store both ways.
 public struct NoteStore<Writer: DatabaseWriter>: Sendable {
     public let database: Writer
+    /// Whether a `DatabasePool` serves the hot routes through its synchronous blocks (the default); the other
+    /// writers always take the blocks written once for every backend.
+    public let usesSQLiteFastPath: Bool
 
-    public init(database: Writer) {
+    public init(database: Writer, usesSQLiteFastPath: Bool = true) {
         self.database = database
+        self.usesSQLiteFastPath = usesSQLiteFastPath
+    }
+
+    /// The SQLite pool, when the fast path serves this store.
+    private var sqlitePool: DatabasePool? {
+        usesSQLiteFastPath ? database as? DatabasePool : nil
     }
 
     /// The `limit` newest notes, newest first. Newest is the highest id: the key order, which needs no sort on
@@ -26,14 +42,22 @@ public struct NoteStore<Writer: DatabaseWriter>: Sendable {
     /// `NULLS LAST` (to sort NULL as SQLite does), and with it PostgreSQL sorts the whole table instead of reading the
     /// index, although `id` is never NULL.
     public func latest(limit: Int) async throws -> [Note] {
-        try await database.read { session in
+        if let pool = sqlitePool {
+            return try await pool.read { db in
+                try db.fetchAll(Note.self, "SELECT * FROM note ORDER BY id DESC LIMIT \(limit)")
+            }
+        }
+        return try await database.read { session in
             try await session.fetchAll(Note.self, "SELECT * FROM note ORDER BY id DESC LIMIT \(limit)")
         }
     }
 
     /// The note with `id`, or nil.
     public func note(id: Int64) async throws -> Note? {
-        try await database.read { session in try await session.find(Note.self, id: id) }
+        if let pool = sqlitePool {
+            return try await pool.read { db in try db.find(Note.self, id: id) }
+        }
+        return try await database.read { session in try await session.find(Note.self, id: id) }
     }
 
     /// Inserts a note and returns it as stored, with its new id.
@@ -41,7 +65,14 @@ public struct NoteStore<Writer: DatabaseWriter>: Sendable {
     /// The note is built and returned inside the write: if the commit fails, nothing outside the write ever sees an id
     /// that was not committed.
     public func create(content: String, at date: Date = Date()) async throws -> Note {
-        try await database.write { session in
+        if let pool = sqlitePool {
+            return try await pool.write { db in
+                var note = Note(createdAt: date, content: content)
+                try db.insert(&note)
+                return note
+            }
+        }
+        return try await database.write { session in
             var note = Note(createdAt: date, content: content)
             try await session.insert(&note)  // INSERT ... RETURNING: `note` now holds the row as stored, id included
             return note

@@ -3,12 +3,13 @@ import Logging
 import NotesApp
 import Strata
 
-/// What the generic ``NoteStore`` costs on SQLite next to the synchronous blocks the store used before it was generic:
+/// What the blocks written once for every backend cost on SQLite next to the pool's synchronous blocks:
 /// `swift run -c release --package-path Examples/NotesServer NotesStoreBenchmark [operations] [runs]`.
 ///
-/// Each scenario runs `operations` calls (10,000 by default) through the store, `NoteStore<DatabasePool>`, whose
-/// blocks suspend (`read { session in try await session... }`), and the same calls through the pool's synchronous
-/// blocks (`read { db in try db... }`), runs alternating, and prints the median of `runs` (5) in calls per second.
+/// Each scenario runs `operations` calls (10,000 by default) through `NoteStore<DatabasePool>` without its SQLite
+/// fast path (`usesSQLiteFastPath: false`: blocks that suspend, `read { session in try await session... }`) and
+/// with it (the default: the pool's synchronous blocks, `read { db in try db... }`), runs alternating, and prints the
+/// median of `runs` (5) in calls per second.
 /// Sequential calls from one task show the cost per call; 8 tasks at once show the cost under load. The pool is the
 /// server's (4 readers, observability as the server sets it), with `synchronous = NORMAL` so that the writes measure
 /// the calls rather than the disk's fsync.
@@ -38,28 +39,23 @@ struct NotesStoreBenchmark {
             _ = try await store.create(content: "seeded note \(index)")
         }
 
-        print("\(operations) calls per run, median of \(runs) runs, calls/s (generic / synchronous blocks)")
+        let genericStore = NoteStore(database: pool, usesSQLiteFastPath: false)
+        print("\(operations) calls per run, median of \(runs) runs, calls/s (generic blocks / synchronous blocks)")
         let scenarios: [(String, Scenario, Scenario)] = [
             (
                 "GET /notes/:id  note(id:)",
-                { i in _ = try await store.note(id: Int64(i % seeded + 1)) },
-                { i in _ = try await pool.read { db in try db.find(Note.self, id: Int64(i % seeded + 1)) } }
+                { i in _ = try await genericStore.note(id: Int64(i % seeded + 1)) },
+                { i in _ = try await store.note(id: Int64(i % seeded + 1)) }
             ),
             (
                 "GET /notes      latest(limit: 20)",
-                { _ in _ = try await store.latest(limit: 20) },
-                { _ in _ = try await pool.read { db in try db.fetchAll(Note.order(Column("id").desc).limit(20)) } }
+                { _ in _ = try await genericStore.latest(limit: 20) },
+                { _ in _ = try await store.latest(limit: 20) }
             ),
             (
                 "POST /notes     create(content:)",
-                { i in _ = try await store.create(content: "note \(i)") },
-                { i in
-                    _ = try await pool.write { db in
-                        var note = Note(createdAt: Date(), content: "note \(i)")
-                        try db.insert(&note)
-                        return note
-                    }
-                }
+                { i in _ = try await genericStore.create(content: "note \(i)") },
+                { i in _ = try await store.create(content: "note \(i)") }
             ),
         ]
         for tasks in [1, 8] {

@@ -175,6 +175,27 @@ struct TestServer: Sendable {
     }
 }
 
+extension TestServer {
+    /// Runs `body` with a store on the server's database, with or without the SQLite fast path.
+    func withStore<Value>(
+        usesSQLiteFastPath: Bool, _ body: (any FullNoteStoring) async throws -> Value
+    ) async throws -> Value {
+        switch database {
+        case .sqlite(let pool): try await body(NoteStore(database: pool, usesSQLiteFastPath: usesSQLiteFastPath))
+        case .postgres(let pool): try await body(NoteStore(database: pool, usesSQLiteFastPath: usesSQLiteFastPath))
+        }
+    }
+}
+
+/// Every method of a ``NoteStore``, whatever its backend.
+protocol FullNoteStoring: NoteStoring {
+    func latest(limit: Int) async throws -> [Note]
+    func update(id: Int64, content: String, at date: Date) async throws -> Note?
+    func delete(id: Int64) async throws -> Bool
+}
+
+extension NoteStore: FullNoteStoring {}
+
 /// Runs `body` with a `TestServer` on a new database of `backend`, then closes the database and removes it.
 func withTestServer<Value>(
     _ backend: TestBackend,
