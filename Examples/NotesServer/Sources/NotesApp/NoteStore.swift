@@ -16,9 +16,9 @@ public import Strata
 /// **The SQLite fast path.** On a `DatabasePool`, the three routes under load (`note(id:)`, `latest(limit:)`,
 /// `create(content:at:)`) run the same statements in the pool's synchronous blocks (`pool.read { db in ... }`) rather
 /// than in blocks that suspend: a block that suspends runs on the connection's thread through a task executor,
-/// which costs one more thread hop per call. `NotesStoreBenchmark` measured the suspending blocks at 0.65x to 0.78x
-/// the calls per second of the synchronous ones for a read by id, 0.88x to 0.91x for the list, and 0.61x for writes
-/// from 8 tasks (see the README). ``usesSQLiteFastPath`` turns it off; the tests run the store both ways.
+/// which costs one more thread hop per call. `NotesStoreBenchmark` measured the suspending blocks at 0.68x to 0.79x
+/// the calls per second of the synchronous ones for a read by id, 0.84x to 0.87x for the list, and 0.53x to 0.87x
+/// for writes (see the README). ``usesSQLiteFastPath`` turns it off; the tests run the store both ways.
 public struct NoteStore<Writer: DatabaseWriter>: Sendable {
     public let database: Writer
     /// Whether a `DatabasePool` serves the hot routes through its synchronous blocks (the default); the other
