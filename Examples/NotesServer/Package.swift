@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `Service`: what `buildApplication` asks of the database it closes at shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Only for the tests: an in-memory tracer and a test metrics backend.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -31,8 +33,11 @@ let package = Package(
                 .product(name: "Strata", package: "Strata"),
                 // `DatabasePool` as a ServiceLifecycle `Service`: the app's service group closes it on shutdown.
                 .product(name: "StrataServiceLifecycle", package: "Strata"),
+                // The same store on PostgreSQL, selected by a `postgres://` database URL.
+                .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -45,11 +50,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the generic `NoteStore` costs on SQLite next to the pool's synchronous blocks (see its doc comment).
+        .executableTarget(
+            name: "NotesStoreBenchmark",
+            dependencies: [
+                "NotesApp",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "NotesAppTests",
             dependencies: [
                 "NotesApp",
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

@@ -1,13 +1,21 @@
 public import Hummingbird
 public import Logging
+public import ServiceLifecycle
 public import Strata
 import StrataServiceLifecycle
 
-/// Opens and migrates the database, then builds the application around it: the server's entry point.
-public func buildApplication(_ configuration: NotesConfiguration) async throws -> some ApplicationProtocol {
+/// Opens and migrates the database of `configuration.backend` (a SQLite file, or PostgreSQL for a `postgres://`
+/// URL), then builds the application around it: the server's entry point.
+public func buildApplication(_ configuration: NotesConfiguration) async throws -> any ApplicationProtocol {
     let logger = makeLogger(configuration)
-    let pool = try await NotesDatabase.open(configuration, logger: logger)
-    return buildApplication(configuration, pool: pool, logger: logger)
+    switch configuration.backend {
+    case .sqlite(let path):
+        let pool = try await NotesDatabase.openSQLite(path: path, configuration, logger: logger)
+        return buildApplication(configuration, database: pool, logger: logger)
+    case .postgres(let url):
+        let pool = try await NotesDatabase.openPostgres(url: url, configuration, logger: logger)
+        return buildApplication(configuration, database: pool, logger: logger)
+    }
 }
 
 /// The logger of the app and of its database.
@@ -17,15 +25,15 @@ public func makeLogger(_ configuration: NotesConfiguration) -> Logger {
     return logger
 }
 
-/// Builds the application around an open, migrated pool, **which it closes at graceful shutdown**, once the server
-/// has stopped.
+/// Builds the application around an open, migrated database (a `DatabasePool`, a `PostgresPool`, any writer that is
+/// a ServiceLifecycle `Service`), **which it closes at graceful shutdown**, once the server has stopped.
 ///
 /// Middleware, outermost first: request logs, request metrics, a span per request (under which the pool's spans
-/// appear), then errors made JSON.
-public func buildApplication(
-    _ configuration: NotesConfiguration, pool: DatabasePool, logger: Logger
+/// appear, on SQLite), then errors made JSON.
+public func buildApplication<Writer: DatabaseWriter & Service>(
+    _ configuration: NotesConfiguration, database: Writer, logger: Logger
 ) -> some ApplicationProtocol {
-    let store = NoteStore(pool: pool)
+    let store = NoteStore(database: database)
     let router = Router(context: NotesRequestContext.self)
     router.addMiddleware {
         LogRequestsMiddleware(.info)
@@ -47,7 +55,7 @@ public func buildApplication(
         logger: logger
     )
     // Added after the server: the service group stops the server first, so the requests in flight finish, then it
-    // closes the pool (StrataServiceLifecycle's `DatabasePool: Service`).
-    app.addServices(pool)
+    // closes the pool (`DatabasePool: Service` from StrataServiceLifecycle; `PostgresPool` is one itself).
+    app.addServices(database)
     return app
 }

@@ -1,8 +1,9 @@
 public import Hummingbird
 import Strata
+import StrataPostgres
 
 /// Turns an error that is not an HTTP error (a database error, most often) into a JSON 500, or a 503 once the pool is
-/// closed, and logs it. The client gets `{"error":{"message":...}}` and never the database's message, which may name
+/// closed (on either backend), and logs it. The client gets `{"error":{"message":...}}` and never the database's message, which may name
 /// tables and SQL.
 public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}

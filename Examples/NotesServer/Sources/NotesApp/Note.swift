@@ -48,7 +48,7 @@ public struct NoteInput: Codable, Sendable {
 public struct Health: ResponseCodable, Sendable, Equatable {
     /// `ok` when the database answered.
     public var status: String
-    /// The migrations applied (`PRAGMA user_version`).
+    /// The last migration applied (from `strata_migrations`).
     public var schemaVersion: Int
 
     public init(status: String, schemaVersion: Int) {

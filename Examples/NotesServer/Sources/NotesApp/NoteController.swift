@@ -1,20 +1,23 @@
 import Foundation
 public import Hummingbird
+public import Strata
 
 /// The `/notes` routes: list, read, create, update, delete.
 ///
 /// Every failure a client can cause is an `HTTPError` with a message, which Hummingbird sends as
 /// `{"error":{"message":"..."}}`: a bad id or limit, empty content or a body that is not JSON (400), an unknown id
 /// (404), a body over ``NotesRequestContext/maxBodySize`` (413).
-public struct NoteController: Sendable {
+///
+/// Generic over the store's writer, as ``NoteStore`` is: the same routes on SQLite and PostgreSQL.
+public struct NoteController<Writer: DatabaseWriter>: Sendable {
     /// How many notes `GET /notes` returns without `?limit=`.
-    public static let defaultLimit = 20
+    public static var defaultLimit: Int { 20 }
     /// The largest `?limit=`.
-    public static let maxLimit = 100
+    public static var maxLimit: Int { 100 }
 
-    public let store: NoteStore
+    public let store: NoteStore<Writer>
 
-    public init(store: NoteStore) {
+    public init(store: NoteStore<Writer>) {
         self.store = store
     }
 

@@ -5,13 +5,16 @@ import NotesApp
 import Strata
 import Testing
 
-/// Many clients writing at once through a live server: the writes queue on the pool's one writer and none is lost.
+/// Many clients writing at once through a live server: the writes queue on SQLite's one writer, or run side by side
+/// on PostgreSQL's connections, and none is lost.
 @Suite struct ConcurrencyTests {
     static let clients = 8
     static let postsPerClient = 50
 
-    @Test func concurrentPostsThroughALiveServerLoseNothing() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func concurrentPostsThroughALiveServerLoseNothing(backend: TestBackend)
+        async throws
+    {
+        try await withTestServer(backend) { server in
             try await server.test(.live) { client in
                 let port = try #require(client.port)
                 // Each task has its own connection: the `.live` client is one connection, used by one task at a time.

@@ -5,28 +5,28 @@ import NotesApp
 import Strata
 import Testing
 
-/// The app owns the pool's end: it closes it at graceful shutdown, after the server has stopped.
+/// The app owns the database's end: it closes the pool at graceful shutdown, after the server has stopped.
 @Suite struct LifecycleTests {
-    @Test(arguments: ["router", "live"])
-    func thePoolIsClosedAfterGracefulShutdown(setup: String) async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all, ["router", "live"])
+    func thePoolIsClosedAfterGracefulShutdown(backend: TestBackend, setup: String) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(setup == "live" ? .live : .router) { client in
                 _ = try await client.createNote("before shutdown")
-                #expect(!server.pool.isClosed)
+                #expect(!server.writer.isClosed)
             }
             // `test` returns once the service group has finished: the app triggered a graceful shutdown at the end
             // of the closure, and the pool, a service of the app, closed itself.
-            #expect(server.pool.isClosed)
-            let error = await #expect(throws: DatabaseError.self) {
-                try await server.pool.read { db in try db.userVersion }
+            #expect(server.writer.isClosed)
+            let error = await #expect(throws: (any Error).self) {
+                try await server.store.count()
             }
-            #expect(error?.code == .connectionClosed)
+            #expect(isConnectionClosed(error), "\(String(describing: error))")
         }
     }
 
-    @Test func aClosedDatabaseAnswers503InJSON() async throws {
-        try await withTestServer { server in
-            await server.pool.close()
+    @Test(arguments: TestBackend.all) func aClosedDatabaseAnswers503InJSON(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
+            await server.writer.close()
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/notes", method: .get)
                 #expect(response.status == .serviceUnavailable)
@@ -35,11 +35,11 @@ import Testing
         }
     }
 
-    @Test func aDatabaseFailureAnswers500WithoutItsDetails() async throws {
-        try await withTestServer { server in
-            try await server.pool.writeWithoutTransaction { db in
-                try db.execute(query: "DROP TABLE note_tag; DROP TABLE note")
-            }
+    @Test(arguments: TestBackend.all)
+    func aDatabaseFailureAnswers500WithoutItsDetails(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
+            try await server.execute("DROP TABLE note_tag")
+            try await server.execute("DROP TABLE note")
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/notes", method: .get)
                 #expect(response.status == .internalServerError)

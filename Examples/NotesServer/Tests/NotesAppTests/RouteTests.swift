@@ -2,12 +2,13 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import NotesApp
+import Strata
 import Testing
 
 /// Each route's status and JSON body, through the router.
 @Suite struct RouteTests {
-    @Test func healthReportsTheSchemaVersion() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func healthReportsTheSchemaVersion(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/health", method: .get)
                 #expect(response.status == .ok)
@@ -16,8 +17,8 @@ import Testing
         }
     }
 
-    @Test func postCreatesANoteAndReturnsItWithItsId() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func postCreatesANoteAndReturnsItWithItsId(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             let before = Date()
             try await server.test(.router) { client in
                 let response = try await client.execute(
@@ -40,8 +41,8 @@ import Testing
         }
     }
 
-    @Test func getReturnsTheNoteAsPosted() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func getReturnsTheNoteAsPosted(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let created = try await client.createNote("one")
                 let id = try #require(created.id)
@@ -52,8 +53,9 @@ import Testing
         }
     }
 
-    @Test func listReturnsTheNewestNotesFirstUpToTheLimit() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func listReturnsTheNewestNotesFirstUpToTheLimit(backend: TestBackend) async throws
+    {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 var ids: [Int64] = []
                 for index in 1...5 {
@@ -71,8 +73,8 @@ import Testing
         }
     }
 
-    @Test func listOfAnEmptyDatabaseIsEmpty() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func listOfAnEmptyDatabaseIsEmpty(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/notes", method: .get)
                 #expect(response.status == .ok)
@@ -81,8 +83,8 @@ import Testing
         }
     }
 
-    @Test func putReplacesTheContentAndSetsUpdatedAt() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func putReplacesTheContentAndSetsUpdatedAt(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let created = try await client.createNote("draft")
                 let id = try #require(created.id)
@@ -102,8 +104,8 @@ import Testing
         }
     }
 
-    @Test func deleteRemovesTheNote() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func deleteRemovesTheNote(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let id = try #require(try await client.createNote("short-lived").id)
                 let deleted = try await client.execute(uri: "/notes/\(id)", method: .delete)
@@ -119,27 +121,34 @@ import Testing
         }
     }
 
-    @Test func snakeCaseColumnsHoldTheCamelCaseProperties() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func snakeCaseColumnsHoldTheCamelCaseProperties(backend: TestBackend) async throws
+    {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let id = try #require(try await client.createNote("edited").id)
                 _ = try await client.execute(
                     uri: "/notes/\(id)", method: .put, headers: [.contentType: "application/json"],
                     body: try contentBody("edited twice"))
-                let columns = try await server.pool.read { db in
-                    try db.fetchOne(
-                        Columns.self,
-                        query:
-                            "SELECT typeof(created_at) AS created, typeof(updated_at) AS updated FROM note WHERE id = ?",
-                        parameters: [id])
-                }
-                #expect(columns?.created == "text")
-                #expect(columns?.updated == "text")
+                // The stored types: SQLite's storage class (Strata writes a Date as text), PostgreSQL's column type.
+                let sql: SQL =
+                    switch backend {
+                    case .sqlite:
+                        "SELECT typeof(created_at) AS created, typeof(updated_at) AS updated FROM note WHERE id = \(id)"
+                    case .postgres:
+                        """
+                        SELECT pg_typeof(created_at)::text AS created, pg_typeof(updated_at)::text AS updated
+                        FROM note WHERE id = \(id) AND updated_at IS NOT NULL
+                        """
+                    }
+                let columns = try await server.fetchAll(Columns.self, sql).first
+                let expected = backend == .sqlite ? "text" : "timestamp with time zone"
+                #expect(columns?.created == expected)
+                #expect(columns?.updated == expected)
             }
         }
     }
 
-    struct Columns: Decodable {
+    struct Columns: Decodable, Sendable {
         var created: String
         var updated: String
     }

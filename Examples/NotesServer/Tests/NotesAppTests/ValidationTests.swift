@@ -18,9 +18,9 @@ import Testing
         "",
     ]
 
-    @Test(arguments: badBodies)
-    func postWithoutContentIs400(body: String) async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all, badBodies)
+    func postWithoutContentIs400(backend: TestBackend, body: String) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(
                     uri: "/notes", method: .post, headers: [.contentType: "application/json"], body: json(body))
@@ -31,9 +31,9 @@ import Testing
         }
     }
 
-    @Test(arguments: badBodies)
-    func putWithoutContentIs400(body: String) async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all, badBodies)
+    func putWithoutContentIs400(backend: TestBackend, body: String) async throws {
+        try await withTestServer(backend) { server in
             let id = try #require(try await server.store.create(content: "kept").id)
             try await server.test(.router) { client in
                 let response = try await client.execute(
@@ -45,8 +45,8 @@ import Testing
         }
     }
 
-    @Test func emptyContentSaysWhy() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func emptyContentSaysWhy(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(
                     uri: "/notes", method: .post, headers: [.contentType: "application/json"],
@@ -56,9 +56,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [(HTTPRequest.Method.get, false), (.put, true), (.delete, false)])
-    func unknownIdIs404(method: HTTPRequest.Method, hasBody: Bool) async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all, [(HTTPRequest.Method.get, false), (.put, true), (.delete, false)])
+    func unknownIdIs404(backend: TestBackend, request: (method: HTTPRequest.Method, hasBody: Bool)) async throws {
+        let (method, hasBody) = request
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(
                     uri: "/notes/4242", method: method, headers: [.contentType: "application/json"],
@@ -70,9 +71,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["abc", "0", "-1", "1.5", "99999999999999999999", "%20"])
-    func badIdIs400(id: String) async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all, ["abc", "0", "-1", "1.5", "99999999999999999999", "%20"])
+    func badIdIs400(backend: TestBackend, id: String) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 for method in [HTTPRequest.Method.get, .put, .delete] {
                     let response = try await client.execute(
@@ -85,9 +86,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["0", "101", "-3", "ten", ""])
-    func badLimitIs400(limit: String) async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all, ["0", "101", "-3", "ten", ""])
+    func badLimitIs400(backend: TestBackend, limit: String) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/notes?limit=\(limit)", method: .get)
                 #expect(response.status == .badRequest)
@@ -96,8 +97,8 @@ import Testing
         }
     }
 
-    @Test func tooLargeBodyIs413() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func tooLargeBodyIs413(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let content = String(repeating: "a", count: NotesRequestContext.maxBodySize)
                 let response = try await client.execute(
@@ -110,8 +111,8 @@ import Testing
         }
     }
 
-    @Test func bodyOfExactlyTheLimitIsAccepted() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func bodyOfExactlyTheLimitIsAccepted(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 // {"content":"aaa..."}: 14 bytes around the content.
                 let content = String(repeating: "a", count: NotesRequestContext.maxBodySize - 14)
@@ -125,8 +126,8 @@ import Testing
         }
     }
 
-    @Test func unknownRouteIs404() async throws {
-        try await withTestServer { server in
+    @Test(arguments: TestBackend.all) func unknownRouteIs404(backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/nope", method: .get)
                 #expect(response.status == .notFound)
