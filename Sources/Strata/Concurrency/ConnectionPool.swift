@@ -137,8 +137,8 @@ final class ConnectionPool: Sendable {
 
     /// A connection for the caller alone, until it gives it back with ``release(_:)``.
     ///
-    /// The loan counts in the pool's metrics as a body does: its wait in ``StrataMetric/poolWait``, the connection in
-    /// ``StrataMetric/poolConnectionsInUse`` until ``release(_:)`` (or a ``yield(_:)`` that gives it away).
+    /// The loan counts in the pool's metrics as a body does: its wait in `StrataMetric/poolWait`, the connection in
+    /// `StrataMetric/poolConnectionsInUse` until ``release(_:)`` (or a ``yield(_:)`` that gives it away).
     ///
     /// - Parameter isPausable: Whether the caller is a pausable write, which gives way to the other requests
     ///   (see ``yield(_:)``) and so does not make another pausable write give way to it.

@@ -1,6 +1,6 @@
 /// Streams: the rows of a query read a few at a time on one reader, as the consumer asks for them.
 ///
-/// Each stream is a ``RowStream``, whose documentation states what a stream guarantees.
+/// Each stream is a `RowStream`, whose documentation states what a stream guarantees.
 extension DatabasePool {
     /// The rows of `request`, decoded as its model a few at a time on one reader, on one snapshot, as the loop asks
     /// for them.
@@ -12,7 +12,7 @@ extension DatabasePool {
     /// ```
     ///
     /// **Memory stays flat however many rows there are**, and **the reader goes back to the pool as soon as the loop
-    /// ends**, by `break`, `return`, a thrown error or cancellation: see ``RowStream``.
+    /// ends**, by `break`, `return`, a thrown error or cancellation: see `RowStream`.
     public func stream<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record> {
         let select = RenderedSelect(request)
         return RowStream(source: streamSource) { db in

@@ -33,7 +33,7 @@ public final class DatabasePool: Sendable {
     public let path: String
     /// The number of reader connections, which is how many reads can run at once.
     public let readerCount: Int
-    /// What the pool reports (see ``DatabaseObservability``).
+    /// What the pool reports (see `DatabaseObservability`).
     public let observability: DatabaseObservability
 
     let writer: ConnectionPool
@@ -59,7 +59,7 @@ public final class DatabasePool: Sendable {
     ///     the WAL): `.full` survives a power loss, `.normal` only a crash of the process, and commits faster (see
     ///     ``SynchronousMode``). `configure` can still change it.
     ///   - observability: What the pool reports: its connections' statements (logs, spans, metrics), and each `read`
-    ///     and `write` as a span with the pool's metrics (see ``DatabaseObservability``). Nothing by default.
+    ///     and `write` as a span with the pool's metrics (see `DatabaseObservability`). Nothing by default.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
     ///     (use ``writeWithoutTransaction(_:)-18umu``). It runs again on the connections the pool opens to replace those

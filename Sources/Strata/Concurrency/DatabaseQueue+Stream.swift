@@ -1,6 +1,6 @@
 /// Streams: the rows of a query read a few at a time on the queue's connection, as the consumer asks for them.
 ///
-/// Each stream is a ``RowStream``, whose documentation states what a stream guarantees. **A stream being iterated
+/// Each stream is a `RowStream`, whose documentation states what a stream guarantees. **A stream being iterated
 /// holds the queue's only connection: every other read and write waits until it ends**, so a `read` or `write` on the
 /// same queue inside the loop waits forever.
 extension DatabaseQueue {
@@ -13,7 +13,7 @@ extension DatabaseQueue {
     /// ```
     ///
     /// **Memory stays flat however many rows there are**, and **the connection goes back to the queue as soon as the
-    /// loop ends**, by `break`, `return`, a thrown error or cancellation: see ``RowStream``. Writes wait meanwhile.
+    /// loop ends**, by `break`, `return`, a thrown error or cancellation: see `RowStream`. Writes wait meanwhile.
     public func stream<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record> {
         let select = RenderedSelect(request)
         return RowStream(source: streamSource) { db in

@@ -25,7 +25,7 @@
 public final class DatabaseQueue: Sendable {
     /// The path of the database file, or `":memory:"`.
     public let path: String
-    /// What the queue reports (see ``DatabaseObservability``).
+    /// What the queue reports (see `DatabaseObservability`).
     public let observability: DatabaseObservability
 
     let connection: ConnectionPool
@@ -42,7 +42,7 @@ public final class DatabaseQueue: Sendable {
     ///   - synchronous: How long each commit waits for the disk: `.full` survives a power loss, `.normal` only a
     ///     crash of the process, and commits faster (see ``SynchronousMode``). `configure` can still change it.
     ///   - observability: What the queue reports: its statements (logs, spans, metrics), and each `read` and `write`
-    ///     as a span with the queue's metrics (see ``DatabaseObservability``). Nothing by default.
+    ///     as a span with the queue's metrics (see `DatabaseObservability`). Nothing by default.
     ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there. It
     ///     runs again on a connection the queue opens to replace one an I/O error broke.
     /// - Throws: A `DatabaseError` when the file cannot be opened; the error `configure` throws.

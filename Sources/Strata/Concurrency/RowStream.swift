@@ -1,4 +1,4 @@
-/// SQLite's side of ``RowStream``: an iteration reads on a connection of a pool's or queue's ``ConnectionPool``, a
+/// SQLite's side of `RowStream`: an iteration reads on a connection of a pool's or queue's ``ConnectionPool``, a
 /// batch at a time on the connection's queue.
 extension RowStream {
     /// How many rows the connection reads and decodes at a time, at most: few enough that memory stays flat, enough

@@ -272,7 +272,7 @@ public final class Database {
         }
     }
 
-    /// What this connection reports about its statements: logs, spans, metrics (see ``DatabaseObservability``).
+    /// What this connection reports about its statements: logs, spans, metrics (see `DatabaseObservability`).
     /// Nothing by default.
     ///
     /// ```swift

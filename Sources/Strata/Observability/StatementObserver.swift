@@ -4,7 +4,7 @@ import Logging
 import Metrics
 import Tracing
 
-/// Reports the statements of one connection, as its ``DatabaseObservability`` asks: installed on the handle with
+/// Reports the statements of one connection, as its `DatabaseObservability` asks: installed on the handle with
 /// `sqlite3_trace_v2` only when something is asked for, so a connection that reports nothing pays nothing.
 ///
 /// **Only the statements Strata runs for the caller are reported**: each one is registered when Strata prepares it

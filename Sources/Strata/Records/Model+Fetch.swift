@@ -67,18 +67,18 @@ extension Database {
         try count(T.self, where: condition, .values(parameters))
     }
 
-    /// The models of `type` matching an SQL condition, in primary key order, with ``SQLArguments``: the
+    /// The models of `type` matching an SQL condition, in primary key order, with `SQLArguments`: the
     /// `DatabaseSession` form, as on PostgreSQL.
     public func fetchAll<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments) throws -> [T] {
         try fetchAll(QueryRequest<T>.matching(condition, parameters: parameters))
     }
 
-    /// The first model of `type` matching an SQL condition, or nil, with ``SQLArguments``.
+    /// The first model of `type` matching an SQL condition, or nil, with `SQLArguments`.
     public func fetchOne<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments) throws -> T? {
         try fetchOne(QueryRequest<T>.matching(condition, parameters: parameters))
     }
 
-    /// The number of rows of `type`, matching an SQL condition when there is one, with ``SQLArguments``.
+    /// The number of rows of `type`, matching an SQL condition when there is one, with `SQLArguments`.
     public func count<T: Model>(_ type: T.Type, where condition: String?, parameters: SQLArguments) throws -> Int {
         try fetchCount(QueryRequest<T>.matching(condition, parameters: parameters))
     }
