@@ -44,7 +44,9 @@ struct PostgresServerRestartTests {
             try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 42") }
         }
         #expect(answer == 42)
-        #expect(clock.now - start < .seconds(5))
+        // A bound that catches a long reconnect backoff, not a speed: with the whole suite running beside it on two
+        // cores the first request took up to 9 s (0.3 s alone).
+        #expect(clock.now - start < .seconds(15))
         await pool.close()
     }
 
