@@ -271,16 +271,13 @@ struct PostgresStreamMemoryTests {
                 #expect(count == rowCount)
                 #expect(sum == Int64(rowCount) * Int64(rowCount + 1) / 2)
                 #expect(growth < bound, "grew by \(growth / 1024) KiB")
-                // The control: the same rows held at once, measured from just before, so that what other tests
-                // allocated or freed meanwhile counts less.
-                let beforeFetchAll = try ResidentMemory.current()
-                let all = try await pool.read { db in try await db.fetchAll(Tick.self, query) }
-                let fetchAllGrowth = try ResidentMemory.current() - beforeFetchAll
-                #expect(all.count == rowCount)
-                #expect(fetchAllGrowth > bound, "grew by \(fetchAllGrowth / 1024) KiB")
+                // No control here (the same rows through fetchAll, which must grow past the bound): in CI, with the
+                // suite beside it, the allocator reused pages the stream and other tests had freed, and fetchAll's
+                // resident growth was 24 MiB one run and negative another (197 MiB alone). The SQLite test keeps its
+                // control, which held in CI.
                 print(
                     "PostgresStreamMemoryTests: \(rowCount) rows; resident memory grew by \(growth / 1024) KiB while "
-                        + "streaming, by \(fetchAllGrowth / 1024) KiB with fetchAll")
+                        + "streaming")
             }
         }
     }
