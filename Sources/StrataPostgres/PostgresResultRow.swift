@@ -46,7 +46,7 @@ public struct PostgresResultRow: Sendable {
                 throw DatabaseError(
                     code: .unknownColumn, message: "no column at index \(index); the row has \(count) columns")
             }
-            return try PostgresCellReader.decode(T.self, from: row.makeRandomAccess()[index], codingPath: [])
+            return try PostgresRowDecoder.value(T.self, at: index, of: Array(row), columns: columns)
         }
     }
 

@@ -48,6 +48,11 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// `stream` reads a request's records and an `SQL` query's rows in order, on one snapshot, refusing writes; a
     /// loop left early gives its connection back; an error comes out of the loop.
     case stream
+    /// Rows decode to the same values, and fail with the same errors, on every backend: integers, a narrow integer,
+    /// a double, a bool, a string, a raw-value enum, a JSON array, optionals present, NULL and missing, a one-column
+    /// row as a single value, a snake_case column listed as its camelCase key; NULL into a non-optional, a value out
+    /// of range, a missing column.
+    case decoding
 
     public var description: String { rawValue }
 
@@ -94,6 +99,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
         case .migrations: try await Checks.migrations(writer)
         case .stream: try await Checks.stream(writer, concurrent: backend.readsRunBesideWrites)
+        case .decoding: try await DecodingChecks.run(writer)
         }
     }
 }

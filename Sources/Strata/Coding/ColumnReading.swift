@@ -4,6 +4,13 @@ import Foundation
 /// Typed column reads for the Codable and `Row` paths: the expected storage class is read with one
 /// call into SQLite, anything else goes through `DatabaseValue` for the exact conversion or error.
 extension Statement {
+    /// The INTEGER in column `index`, nil when it holds another storage class.
+    @inline(__always)
+    func storedInteger(at index: Int32) -> Int64? {
+        var value: Int64 = 0
+        return strata_column_int64(handle, index, &value) == SQLITE_INTEGER ? value : nil
+    }
+
     @inline(__always)
     func readInteger<T: FixedWidthInteger>(_ type: T.Type, at index: Int32) throws -> T {
         var value: Int64 = 0

@@ -24,55 +24,108 @@ extension RowDecoder {
     /// A decoding pass over `statement`, whose rows it decodes one after another; `columns` limits it to the
     /// columns of one table of a joined row.
     @usableFromInline
-    func makeDecoding(for statement: Statement, columns: Range<Int32>? = nil) -> RowDecoding {
-        RowDecoding(
+    func makeDecoding(for statement: Statement, columns: Range<Int32>? = nil) -> StatementDecoding {
+        let mapping = keyDecodingStrategy.mapping
+        return StatementDecoding(
             reader: RowReader(
-                statement: statement, mapping: keyDecodingStrategy.mapping, strategies: strategies(for: statement),
-                userInfo: userInfo, columns: columns),
-            usesGeneratedCode: usesGeneratedCode)
+                statement: statement, mapping: mapping, strategies: strategies(for: statement), columns: columns,
+                usesGeneratedCode: usesGeneratedCode),
+            mapping: mapping, userInfo: userInfo)
     }
 }
 
-/// The `Decoder` a value's `init(from:)` sees for one statement's rows. One is made per decode
-/// call, per fetch, or per cached lookup statement, and reused row after row together with the
-/// keyed container it made for the first row.
+/// The `Decoder` a value's `init(from:)` sees for one statement's rows: StrataCore's row decoder, whose containers are
+/// declared here for SQLite's reader so that they are specialized for it. One is made per decode call, per fetch, or
+/// per cached lookup statement, and reused row after row together with the keyed container it made for the first
+/// row.
 @usableFromInline
-final class RowDecoding: Decoder {
-    @usableFromInline let reader: RowReader
+final class StatementDecoding: Decoder {
+    /// The statement's columns, and the reads the containers share.
+    @usableFromInline let row: RowContext<RowReader>
     @exclusivity(unchecked) private var containers = ContainerCache()
-    /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
-    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
-    @exclusivity(unchecked) private var lastRecord: (any GeneratedRecord.Type)?
 
-    /// Whether a ``GeneratedRecord`` is read by its generated code (see ``RowDecoder``).
-    private let usesGeneratedCode: Bool
-
-    init(reader: RowReader, usesGeneratedCode: Bool = true) {
-        self.reader = reader
-        self.usesGeneratedCode = usesGeneratedCode
+    init(reader: RowReader, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
+        row = RowContext(reader: reader, mapping: mapping, userInfo: userInfo)
     }
 
-    @usableFromInline var codingPath: [any CodingKey] { reader.codingPath }
-    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { reader.userInfo }
-    var strategies: ValueStrategies { reader.strategies }
+    init(row: RowContext<RowReader>) {
+        self.row = row
+    }
+
+    /// The reader of the statement's columns.
+    @inlinable var reader: RowReader { row.reader }
+
     /// The statement whose rows this decodes.
     @inlinable var statement: Statement { reader.statement }
+
+    @usableFromInline var codingPath: [any CodingKey] { [] }
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { row.userInfo }
 
     /// Decodes the statement's current row; the caller has checked that it is current.
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
         reader.beginRow()
-        if reader.statement.columnCount == 1, let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try reader.decodeConvertible(convertible, as: T.self, at: 0, key: nil)
-        }
-        if let record = generatedRecord(T.self) {
+        // A one-column row of a storable type reads as that value, even for a type that also has generated code.
+        if reader.columnCount != 1 || !(T.self is any DatabaseValueConvertible.Type),
+            let record = reader.generatedRecord(T.self)
+        {
             return try decodeGenerated(record, as: T.self)
+        }
+        // StrataCore's `RowContext.decodeRow`, here with `self` as the concrete decoder `T(from:)` sees.
+        if reader.columnCount == 1, T.self is any DatabaseValueConvertible.Type {
+            return try row.value(T.self, at: 0, key: nil)
         }
         return try T(from: self)
     }
 
+    @usableFromInline
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        containers.container { KeyedDecodingContainer(StatementRowContainer<Key>(row: row)) }
+    }
+
+    @usableFromInline
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw row.unkeyedContainerError() }
+
+    @usableFromInline
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { try row.singleValueContainer() }
+}
+
+/// SQLite's ``ColumnReader``: the columns of a statement's current row, read with one call into SQLite for the
+/// expected storage class, through `DatabaseValue` for the exact conversion or error otherwise; and the key-to-column
+/// cache of the statement and the strategies.
+@usableFromInline
+final class RowReader: ColumnReader {
+    @usableFromInline let statement: Statement
+    let cache: CodingCache
+    let mapping: KeyMapping
+    let strategies: ValueStrategies
+    /// How many keys this row has looked up so far. Unchecked for exclusivity as in `CodingCache`.
+    @exclusivity(unchecked) var position = 0
+
+    /// The columns this reader's keys look in: all of them, or the columns of one table of a join.
+    let columns: Range<Int32>?
+
+    /// Whether a ``GeneratedRecord`` is read by its generated code (see ``RowDecoder``).
+    private let usesGeneratedCode: Bool
+    /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
+    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastRecord: (any GeneratedRecord.Type)?
+
+    init(
+        statement: Statement, mapping: KeyMapping, strategies: ValueStrategies, columns: Range<Int32>? = nil,
+        usesGeneratedCode: Bool = true
+    ) {
+        self.statement = statement
+        // A reader of some columns keeps its own key-to-column slots: the statement's belong to whole rows.
+        self.cache = columns == nil ? statement.coding : CodingCache(parameterCount: 0)
+        self.mapping = mapping
+        self.strategies = strategies
+        self.columns = columns
+        self.usesGeneratedCode = usesGeneratedCode
+    }
+
     /// `T` as a ``GeneratedRecord``, nil when it has no generated reader.
     @inline(__always)
-    private func generatedRecord<T>(_ type: T.Type) -> (any GeneratedRecord.Type)? {
+    func generatedRecord<T>(_ type: T.Type) -> (any GeneratedRecord.Type)? {
         let identifier = ObjectIdentifier(T.self)
         if identifier != lastType {
             lastType = identifier
@@ -81,90 +134,90 @@ final class RowDecoding: Decoder {
         return lastRecord
     }
 
-    @usableFromInline
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        containers.container { KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader)) }
-    }
+    // MARK: ColumnReader
+
+    @usableFromInline var columnNames: [String] { statement.columnNames }
+    @usableFromInline var columnCount: Int { statement.columnCount }
 
     @usableFromInline
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch(
-            [Any].self,
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "a row decodes into a keyed type (a struct, class or dictionary), not a list"))
-    }
-
-    @usableFromInline
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        let columnCount = reader.statement.columnCount
-        guard columnCount == 1 else {
-            throw DecodingError.typeMismatch(
-                Any.self,
-                DecodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription:
-                        "a single value decodes from a one-column row; this row has \(columnCount) columns"))
-        }
-        return ColumnDecoder(reader: reader, index: 0, key: nil)
-    }
-}
-
-/// What the containers of one statement's rows read through: the statement, the key-to-column
-/// cache and the strategies.
-@usableFromInline
-final class RowReader {
-    @usableFromInline let statement: Statement
-    let cache: CodingCache
-    let mapping: KeyMapping
-    let strategies: ValueStrategies
-    let userInfo: [CodingUserInfoKey: Any]
-    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
-    /// How many keys this row has looked up so far. Unchecked for exclusivity as in `CodingCache`.
-    @exclusivity(unchecked) var position = 0
-
-    /// The columns this reader's keys look in: all of them, or the columns of one table of a join.
-    let columns: Range<Int32>?
-
-    init(
-        statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
-        userInfo: [CodingUserInfoKey: any Sendable], columns: Range<Int32>? = nil
-    ) {
-        self.statement = statement
-        // A reader of some columns keeps its own key-to-column slots: the statement's belong to whole rows.
-        self.cache = columns == nil ? statement.coding : CodingCache(parameterCount: 0)
-        self.mapping = mapping
-        self.strategies = strategies
-        self.userInfo = userInfo
-        self.columns = columns
-    }
-
     func beginRow() {
         position = 0
         cache.beginDecoding(mapping: mapping)
     }
 
-    // MARK: Columns
+    @usableFromInline @inline(__always)
+    func columnIndex(forKey key: String) -> Int? {
+        let index = column(forKey: key)
+        return index >= 0 ? Int(index) : nil
+    }
 
     /// The column of `key`, -1 when the row has none.
     @inline(__always)
-    func columnIndex(for key: some CodingKey) -> Int32 {
+    func column(forKey name: String) -> Int32 {
         let position = self.position
         self.position = position + 1
-        let name = key.stringValue
         if let index = cache.cachedColumn(for: name, at: position) { return index }
         return cache.lookUpColumn(for: name, at: position, mapping: mapping, statement: statement, in: columns)
     }
 
+    @usableFromInline @inline(__always)
+    func isNull(at index: Int) -> Bool { statement.isNull(at: Int32(truncatingIfNeeded: index)) }
+
+    @usableFromInline @inline(__always)
+    func decodeBool(at index: Int) throws -> Bool {
+        try named(Bool.self) { try statement.readBool(at: Int32(truncatingIfNeeded: index)) }
+    }
+
+    @usableFromInline @inline(__always)
+    func decodeString(at index: Int) throws -> String {
+        try named(String.self) { try statement.readString(at: Int32(truncatingIfNeeded: index)) }
+    }
+
+    @usableFromInline @inline(__always)
+    func decodeDouble(at index: Int) throws -> Double {
+        try named(Double.self) { try statement.readDouble(at: Int32(truncatingIfNeeded: index)) }
+    }
+
+    @usableFromInline @inline(__always)
+    func decodeFloat(at index: Int) throws -> Float {
+        try named(Float.self) { try Float(databaseValue: statement.storedValue(at: Int32(truncatingIfNeeded: index))) }
+    }
+
+    @usableFromInline @inline(__always)
+    func storedInteger(at index: Int) -> Int64? { statement.storedInteger(at: Int32(truncatingIfNeeded: index)) }
+
+    @usableFromInline @inline(__always)
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int) throws -> I {
+        try named(I.self) { try statement.readInteger(I.self, at: Int32(truncatingIfNeeded: index)) }
+    }
+
+    /// The common types straight from the C API, others through their ``DatabaseValueConvertible`` conformance.
+    @usableFromInline @inline(__always)
+    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int, otherwise: (Int) throws -> T) throws -> T {
+        let column = Int32(truncatingIfNeeded: index)
+        if let common = CommonType(T.self) {
+            return try named(T.self) { try statement.read(common, as: T.self, at: column, strategies: strategies) }
+        }
+        guard let convertible = T.self as? any DatabaseValueConvertible.Type else { return try otherwise(index) }
+        return try decodeConvertible(convertible, as: T.self, at: column)
+    }
+
+    @usableFromInline
+    func decodeNested<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        try named(T.self) {
+            try NestedValueCoding.decode(T.self, from: statement.storedValue(at: Int32(truncatingIfNeeded: index)))
+        }
+    }
+
     /// Decodes a value of a ``DatabaseValueConvertible`` type from the column at `index`.
-    func decodeConvertible<T>(
-        _ convertible: any DatabaseValueConvertible.Type, as type: T.Type, at index: Int32, key: (any CodingKey)?
-    ) throws -> T {
+    func decodeConvertible<T>(_ convertible: any DatabaseValueConvertible.Type, as type: T.Type, at index: Int32)
+        throws -> T
+    {
         let value: DatabaseValue
         do {
             value = try statement.storedValue(at: index)
-        } catch {
-            throw decodingError(error, type: T.self, at: index, key: key)
+        } catch let error as DatabaseError {
+            throw error.naming(requested: T.self)
         }
         do {
             // The cast cannot fail: `convertible` is `T.self` seen through the protocol.
@@ -174,59 +227,17 @@ final class RowReader {
             throw DatabaseError(code: .typeMismatch, message: "could not decode \(T.self)")
         } catch {
             // A conversion of the type's own that threw names the column, as `row[column]`'s does.
-            let databaseError = error as? DatabaseError ?? .failedConversion(error, reading: T.self, from: value)
-            throw decodingError(databaseError, type: T.self, at: index, key: key)
+            throw error as? DatabaseError ?? .failedConversion(error, reading: T.self, from: value)
         }
     }
 
-    /// Decodes any `Decodable` from the column at `index`: the common types straight from the C API,
-    /// others through their ``DatabaseValueConvertible`` conformance, as a single value, or from
-    /// nested JSON or property list. `key` is only evaluated for an error.
-    func decodeValue<T: Decodable>(
-        _ type: T.Type, at index: Int32, key: @autoclosure () -> (any CodingKey)?
-    ) throws -> T {
-        if let common = CommonType(T.self) {
-            do {
-                return try statement.read(common, as: T.self, at: index, strategies: strategies)
-            } catch {
-                throw decodingError(error, type: T.self, at: index, key: key())
-            }
-        }
-        if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try decodeConvertible(convertible, as: T.self, at: index, key: key())
-        }
+    /// `body`'s value, its error reworded to name `T` when the column's TEXT is not valid UTF-8.
+    @inline(__always)
+    private func named<T>(_ type: T.Type, _ body: () throws -> T) throws -> T {
         do {
-            return try T(from: ColumnDecoder(reader: self, index: index, key: key()))
-        } catch is NestedValueSignal {
-            do {
-                return try NestedValueCoding.decode(T.self, from: statement.storedValue(at: index))
-            } catch {
-                throw decodingError(error, type: T.self, at: index, key: key())
-            }
+            return try body()
+        } catch let error as DatabaseError {
+            throw error.naming(requested: T.self)
         }
-    }
-
-    /// A `DecodingError` for a failure reading column `index`, naming the column, stored type and expected type.
-    func decodingError(_ error: any Error, type: Any.Type, at index: Int32, key: (any CodingKey)?) -> any Error {
-        guard let databaseError = error as? DatabaseError else { return error }
-        let name = statement.columnNames.indices.contains(Int(index)) ? statement.columnNames[Int(index)] : nil
-        let located = databaseError.naming(requested: type).located(column: name, index: Int(index), sql: nil)
-        let context = DecodingError.Context(
-            codingPath: key.map { codingPath + [$0] } ?? codingPath,
-            debugDescription: located.description,
-            underlyingError: located)
-        switch databaseError.code {
-        case .unexpectedNull: return DecodingError.valueNotFound(type, context)
-        case .typeMismatch: return DecodingError.typeMismatch(type, context)
-        default: return DecodingError.dataCorrupted(context)
-        }
-    }
-
-    func keyNotFound(_ key: any CodingKey) -> DecodingError {
-        mapping.keyNotFound(key, codingPath: codingPath, columns: statement.columnNames)
     }
 }
-
-/// Thrown by a column decoder or encoder when a value asks for a keyed or unkeyed container:
-/// the column holds a nested value, stored as JSON or a property list.
-struct NestedValueSignal: Error {}

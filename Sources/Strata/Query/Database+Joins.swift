@@ -134,7 +134,7 @@ struct JoinShape {
 struct JoinedRow {
     let statement: Statement
     let columns: [Range<Int32>]
-    let decodings: [RowDecoding]
+    let decodings: [StatementDecoding]
 
     /// The row of hand-written SQL, split by the table each column comes from (see `split`).
     init(statement: Statement, shape: JoinShape, in database: Database) throws {

@@ -103,7 +103,7 @@ extension Database {
     /// - Returns: The row read back when the key was nil.
     @usableFromInline
     func insertGeneratedRow<T: GeneratedRecord>(
-        _ model: T, decoding: inout RowDecoding?, bind: @escaping GeneratedBinding<T>
+        _ model: T, decoding: inout StatementDecoding?, bind: @escaping GeneratedBinding<T>
     ) throws -> T? {
         if try insertGenerated(model, bind: bind) { return nil }
         return try insertRow(model, bind: bind, decoding: &decoding)

@@ -28,24 +28,28 @@ public protocol GeneratedRecord: Model {
 /// what the keyed container of `RowDecoder` does for the same key and type: a missing column is an error, or
 /// nil for an optional; NULL is nil for an optional; errors name the column, the stored type and the expected type.
 public struct RecordRow {
-    let reader: RowReader
+    let row: RowContext<RowReader>
 
+    /// The column of the `key`-th key, nil when the row has none.
     @inline(__always)
-    private func column(_ key: Int) -> Int32 { reader.cache.recordColumn(at: key) }
+    private func column(_ key: Int) -> Int? {
+        let index = row.reader.cache.recordColumn(at: key)
+        return index >= 0 ? Int(index) : nil
+    }
 
-    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(reader.cache.recordColumnKey(at: key)) }
+    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(row.reader.cache.recordColumnKey(at: key)) }
 
     public func decode(_ type: Bool.Type, _ key: Int) throws -> Bool {
-        try reader.bool(at: column(key), key: codingKey(key))
+        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeBool(at: $0) }
     }
     public func decode(_ type: String.Type, _ key: Int) throws -> String {
-        try reader.string(at: column(key), key: codingKey(key))
+        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeString(at: $0) }
     }
     public func decode(_ type: Double.Type, _ key: Int) throws -> Double {
-        try reader.double(at: column(key), key: codingKey(key))
+        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeDouble(at: $0) }
     }
     public func decode(_ type: Float.Type, _ key: Int) throws -> Float {
-        try reader.float(at: column(key), key: codingKey(key))
+        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeFloat(at: $0) }
     }
     public func decode(_ type: Int.Type, _ key: Int) throws -> Int { try integer(key) }
     public func decode(_ type: Int8.Type, _ key: Int) throws -> Int8 { try integer(key) }
@@ -65,16 +69,16 @@ public struct RecordRow {
     // MARK: Optionals: a missing column or NULL is nil
 
     public func decode(_ type: Bool?.Type, _ key: Int) throws -> Bool? {
-        try reader.boolIfPresent(at: column(key), key: codingKey(key))
+        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeBool(at: $0) } }
     }
     public func decode(_ type: String?.Type, _ key: Int) throws -> String? {
-        try reader.stringIfPresent(at: column(key), key: codingKey(key))
+        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeString(at: $0) } }
     }
     public func decode(_ type: Double?.Type, _ key: Int) throws -> Double? {
-        try reader.doubleIfPresent(at: column(key), key: codingKey(key))
+        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeDouble(at: $0) } }
     }
     public func decode(_ type: Float?.Type, _ key: Int) throws -> Float? {
-        try reader.floatIfPresent(at: column(key), key: codingKey(key))
+        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeFloat(at: $0) } }
     }
     public func decode(_ type: Int?.Type, _ key: Int) throws -> Int? { try integerIfPresent(key) }
     public func decode(_ type: Int8?.Type, _ key: Int) throws -> Int8? { try integerIfPresent(key) }
@@ -90,24 +94,38 @@ public struct RecordRow {
     public func decode(_ type: Date?.Type, _ key: Int) throws -> Date? { try valueIfPresent(key) }
     public func decode<T: Decodable>(_ type: T?.Type, _ key: Int) throws -> T? { try valueIfPresent(key) }
 
+    /// The column of the `key`-th key, or the error of a missing one.
+    @inline(__always)
+    private func index(_ key: Int) throws -> Int {
+        guard let index = column(key) else { throw row.keyNotFound(codingKey(key)) }
+        return index
+    }
+
+    /// The column of the `key`-th key, nil when the row has none or its value is NULL.
+    @inline(__always)
+    private func present(_ key: Int) -> Int? {
+        guard let index = column(key), !row.reader.isNull(at: index) else { return nil }
+        return index
+    }
+
     @inline(__always)
     private func value<T: Decodable>(_ key: Int) throws -> T {
-        try reader.value(T.self, at: column(key), key: codingKey(key))
+        try row.value(T.self, at: index(key), key: codingKey(key))
     }
 
     @inline(__always)
     private func valueIfPresent<T: Decodable>(_ key: Int) throws -> T? {
-        try reader.valueIfPresent(T.self, at: column(key), key: codingKey(key))
+        try present(key).map { try row.value(T.self, at: $0, key: codingKey(key)) }
     }
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Int) throws -> T {
-        try reader.integer(T.self, at: column(key), key: codingKey(key))
+        try row.integer(T.self, at: index(key), key: codingKey(key))
     }
 
     @inline(__always)
     private func integerIfPresent<T: FixedWidthInteger>(_ key: Int) throws -> T? {
-        try reader.integerIfPresent(T.self, at: column(key), key: codingKey(key))
+        try present(key).map { try row.integer(T.self, at: $0, key: codingKey(key)) }
     }
 }
 
@@ -239,7 +257,7 @@ struct RecordKey: CodingKey {
 
 // MARK: Wiring
 
-extension RowDecoding {
+extension StatementDecoding {
     /// The current row for `R`'s generated reader, in code specialized for `R`: its columns are looked up once per
     /// statement (and again if the statement's columns change).
     @usableFromInline
@@ -259,7 +277,7 @@ extension RowDecoding {
     private func preparedRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
         reader.cache.prepareColumns(
             for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
-        return RecordRow(reader: reader)
+        return RecordRow(row: row)
     }
 }
 

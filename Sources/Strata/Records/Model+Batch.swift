@@ -53,7 +53,7 @@ extension Database {
 
     /// The batch of `models`, inserted by `insertRow`, written back into `models` once it is committed.
     @usableFromInline
-    func insert<T: Model>(contentsOf models: inout [T], insertRow: (T, inout RowDecoding?) throws -> T?) throws {
+    func insert<T: Model>(contentsOf models: inout [T], insertRow: (T, inout StatementDecoding?) throws -> T?) throws {
         // Shares the storage of `models` until the first row read back: a batch of models with keys copies nothing.
         var written = models
         try insert(contentsOf: models, insertRow: insertRow) { written[$0] = $1 }
@@ -67,13 +67,13 @@ extension Database {
     /// decoder that read the last row (see `readBack`).
     @usableFromInline
     func insert<T: Model>(
-        contentsOf models: some Sequence<T>, insertRow: (T, inout RowDecoding?) throws -> T?,
+        contentsOf models: some Sequence<T>, insertRow: (T, inout StatementDecoding?) throws -> T?,
         readBack: (Int, T) -> Void = { _, _ in }
     ) throws {
         var iterator = models.makeIterator()
         guard var next = iterator.next() else { return }
         try atomically(containing: true) {
-            var decoding: RowDecoding?
+            var decoding: StatementDecoding?
             var index = 0
             while true {
                 do {
@@ -93,7 +93,7 @@ extension Database {
     ///
     /// - Returns: The row read back when the key was nil, nil when the model was inserted as it is.
     @usableFromInline
-    func insertRow<T: Model>(_ model: T, bind: GeneratedBinding<T>?, decoding: inout RowDecoding?) throws -> T? {
+    func insertRow<T: Model>(_ model: T, bind: GeneratedBinding<T>?, decoding: inout StatementDecoding?) throws -> T? {
         let (statement, keyIsNil, record) = try encodeWrite(
             model, .insert, returning: .insertReturning, bind: bind)
         guard keyIsNil else {

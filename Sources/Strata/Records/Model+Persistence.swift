@@ -115,7 +115,7 @@ extension Database {
             try statement.perform()
             return statement
         }
-        var decoding: RowDecoding?
+        var decoding: StatementDecoding?
         model = try atomically { try readBack(T.self, from: statement, record, decoding: &decoding) }
         return nil
     }
@@ -148,7 +148,7 @@ extension Database {
     /// `decoding` is the decoder of the last row read back, reused when it reads the same statement (a batch reads
     /// row after row with one); a new one is kept there otherwise.
     func readBack<T: Model>(
-        _ type: T.Type, from statement: Statement, _ record: RecordStatements, decoding kept: inout RowDecoding?
+        _ type: T.Type, from statement: Statement, _ record: RecordStatements, decoding kept: inout StatementDecoding?
     ) throws -> T {
         defer { statement.reset() }
         guard try statement.advance() else {
@@ -162,7 +162,7 @@ extension Database {
                     + "only to an INTEGER PRIMARY KEY column; set the key before inserting",
                 sql: statement.sql)
         }
-        let decoding: RowDecoding
+        let decoding: StatementDecoding
         if let kept, kept.reader.statement === statement {
             decoding = kept
         } else {

@@ -102,12 +102,13 @@ final class TableStatements {
     let text: TableSQL
 
     /// The decoder reading the rows of the prepared `find` statement, reused lookup after lookup.
-    @exclusivity(unchecked) private var findDecoding: RowDecoding?
+    @exclusivity(unchecked) private var findDecoding: StatementDecoding?
 
     /// A decoder for `T` on the `find` statement (its `statement`).
     @inline(__always)
-    func finder<T: Model>(for type: T.Type, in database: Database) throws -> RowDecoding {
-        if let decoding = findDecoding, !decoding.statement.isLeased, decoding.strategies == database.strategies {
+    func finder<T: Model>(for type: T.Type, in database: Database) throws -> StatementDecoding {
+        if let decoding = findDecoding, !decoding.statement.isLeased, decoding.reader.strategies == database.strategies
+        {
             decoding.statement.strategies = database.strategies
             return decoding
         }
@@ -127,7 +128,7 @@ final class TableStatements {
 extension Database {
     /// A decoder for `T` on the `find` statement of `T` (its `statement`), cached on the connection.
     @usableFromInline
-    func finder<T: Model>(for type: T.Type) throws -> RowDecoding {
+    func finder<T: Model>(for type: T.Type) throws -> StatementDecoding {
         try tableStatements(for: T.self).finder(for: T.self, in: self)
     }
 

@@ -29,6 +29,15 @@ package enum KeyMapping: Sendable {
             ))
     }
 
+    /// `created_at` as `createdAt`: how a keyed container's `allKeys` names a snake_case column whose name is not a
+    /// key of its own.
+    @usableFromInline
+    package static func camelCased(_ column: String) -> String {
+        let parts = column.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = parts.first else { return column }
+        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
     /// A tag for caches: mappings with equal tags map every key alike. Custom mappings are never cached.
     @inlinable
     package var cacheTag: Int? {
@@ -94,6 +103,10 @@ extension RowDecoder {
         case convertFromSnakeCase
         /// The closure returns the column name for a key.
         case custom(@Sendable (String) -> String)
+
+        /// The name of the column that the coding key `key` reads: `created_at` for `createdAt` with
+        /// `.convertFromSnakeCase`.
+        public func columnName(for key: String) -> String { mapping.name(for: key) }
 
         @inlinable
         package var mapping: KeyMapping {

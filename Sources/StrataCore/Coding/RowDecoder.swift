@@ -59,3 +59,28 @@ public struct RowDecoder: Sendable {
         return decoder
     }
 }
+
+extension RowDecoder {
+    /// Decodes a `T` from the current row of `reader`, a backend's ``ColumnReader``: StrataCore's one row decoder,
+    /// which every backend uses, with this decoder's key strategy (the model's own for a ``Model`` when none was set
+    /// here, see ``keyDecodingStrategy(for:)``) and `userInfo`.
+    ///
+    /// ```swift
+    /// let note = try RowDecoder().decode(Note.self, from: reader)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` naming the column, with the reader's ``DatabaseError`` as its underlying error.
+    public func decode<T: Decodable>(_ type: T.Type, from reader: some ColumnReader) throws -> T {
+        let decoder = forRows(of: T.self)
+        let decoding = RowDecoding(
+            reader: reader, mapping: decoder.keyDecodingStrategy.mapping, userInfo: decoder.userInfo)
+        decoding.beginRow()
+        return try decoding.decode(T.self)
+    }
+
+    /// The key strategy rows of `T` are decoded with: ``keyDecodingStrategy`` when it was set, the model's own when
+    /// `T` is a ``Model``, `.useDefaultKeys` otherwise. A ``ColumnReader`` maps keys to column names with it.
+    public func keyDecodingStrategy<T>(for type: T.Type) -> KeyDecodingStrategy {
+        forRows(of: T.self).keyDecodingStrategy
+    }
+}

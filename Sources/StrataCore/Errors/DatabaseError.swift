@@ -165,8 +165,10 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The 0-based position of the element whose insert failed, when a batch (`insert(contentsOf:)`) failed at one.
     public let elementIndex: Int?
 
-    @usableFromInline
-    package init(
+    /// An error with `code` and `message`: what a backend (a ``ColumnReader``, a driver) throws. `message` names what
+    /// failed in one line and never holds a bound value; native detail goes in `resultCode` or `sqlState`, text the
+    /// server sent that may quote values in `detail`.
+    public init(
         code: Code,
         resultCode: ResultCode? = nil,
         sqlState: String? = nil,

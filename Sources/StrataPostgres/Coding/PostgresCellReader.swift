@@ -8,42 +8,19 @@ internal import StrataCore
 /// stored PostgreSQL type and the expected Swift type:
 /// `could not decode Int8 from BIGINT (out of range) - column "n" (index 0)`.
 enum PostgresCellReader {
-    /// Decodes a `T` from `cell`; `codingPath` locates the value in the error.
-    static func decode<T: Decodable>(_ type: T.Type, from cell: PostgresCell, codingPath: [any CodingKey]) throws
-        -> T
-    {
-        do {
-            return try value(T.self, from: cell, codingPath: codingPath)
-        } catch let error as DatabaseError {
-            throw decodingError(error, type: T.self, cell: cell, codingPath: codingPath)
-        }
-    }
-
-    /// A `DecodingError` for `error`, which reading `cell` as `type` threw, shaped as Strata's on SQLite.
-    static func decodingError(_ error: DatabaseError, type: Any.Type, cell: PostgresCell, codingPath: [any CodingKey])
-        -> DecodingError
-    {
-        let located = error.located(column: cell.columnName, index: cell.columnIndex, sql: nil)
-        let context = DecodingError.Context(
-            codingPath: codingPath, debugDescription: located.description, underlyingError: located)
-        switch error.code {
-        case .unexpectedNull: return DecodingError.valueNotFound(type, context)
-        case .typeMismatch: return DecodingError.typeMismatch(type, context)
-        default: return DecodingError.dataCorrupted(context)
-        }
-    }
-
-    /// `cell` as `T`: NULL for an optional, a built-in type, a nested value from JSON, a storable type through its
-    /// `DatabaseValue`, or a single-value Codable type; a `DatabaseError` when it cannot be.
-    private static func value<T: Decodable>(_ type: T.Type, from cell: PostgresCell, codingPath: [any CodingKey])
-        throws -> T
-    {
+    /// `cell` as `T` when `T` is a built-in type, a nested value read from JSON (an array, a set, a dictionary), or a
+    /// storable type read through its `DatabaseValue`; nil for any other type, which StrataCore's decoder reads as a
+    /// single value. Throws a `DatabaseError` when the value cannot be a `T`.
+    static func known<T: Decodable>(_ type: T.Type, from cell: PostgresCell) throws -> T? {
         if let optional = T.self as? any PostgresOptional.Type {
             guard cell.bytes != nil else { return try cast(optional.nilValue, to: T.self) }
-            return try cast(optional.decodeWrapped(from: cell, codingPath: codingPath), to: T.self)
+            return try optional.knownWrapped(from: cell).map { try cast($0, to: T.self) }
         }
         guard var bytes = cell.bytes else {
-            throw DatabaseError(code: .unexpectedNull, message: "could not decode \(T.self) from NULL")
+            // A storable type says what NULL is (nil for an optional, an error otherwise); any other type reads NULL
+            // through its single value.
+            guard let convertible = T.self as? any DatabaseValueConvertible.Type else { return nil }
+            return try cast(convertible.init(databaseValue: .null), to: T.self)
         }
         if let known = try known(T.self, from: &bytes, cell: cell) {
             return try cast(known, to: T.self)
@@ -63,11 +40,15 @@ enum PostgresCellReader {
                     underlyingError: error)
             }
         }
-        do {
-            return try T(from: PostgresCellDecoder(cell: cell, codingPath: codingPath))
-        } catch is NestedValue {
-            return try json(T.self, from: bytes, cell: cell)
+        return nil
+    }
+
+    /// A nested value (a struct that asked for a keyed container) from `cell`'s JSON.
+    static func nested<T: Decodable>(_ type: T.Type, from cell: PostgresCell) throws -> T {
+        guard let bytes = cell.bytes else {
+            throw DatabaseError(code: .unexpectedNull, message: "could not decode \(T.self) from NULL")
         }
+        return try json(T.self, from: bytes, cell: cell)
     }
 
     /// `value` as `T`, which it is: `value` was made for `T.self` seen through a protocol.
@@ -130,51 +111,38 @@ enum PostgresCellReader {
 
     // MARK: Standard library types, without casts
 
-    /// Reads a `String` as ``decode(_:from:codingPath:)`` does, without its dynamic casts: for the concrete
-    /// `decode` requirements of the row's keyed container. `codingPath` is made only for an error.
-    static func string(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> String {
-        try read(String.self, cell, codingPath) { try string($0, cell: cell, as: String.self) }
+    /// Reads a `String` as ``known(_:from:)`` does, without its dynamic casts: for the concrete reads of the row's
+    /// keyed container.
+    static func string(from cell: PostgresCell) throws -> String {
+        try read(String.self, cell) { try string($0, cell: cell, as: String.self) }
     }
 
-    /// Reads a `Data` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
-    static func data(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Data {
-        try read(Data.self, cell, codingPath) { try data($0, cell: cell) }
+    /// Reads a `Bool` as ``known(_:from:)`` does, without its dynamic casts.
+    static func bool(from cell: PostgresCell) throws -> Bool {
+        try read(Bool.self, cell) { try bool($0, cell: cell) }
     }
 
-    /// Reads a `Bool` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
-    static func bool(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Bool {
-        try read(Bool.self, cell, codingPath) { try bool($0, cell: cell) }
+    /// Reads a `Double` as ``known(_:from:)`` does, without its dynamic casts.
+    static func double(from cell: PostgresCell) throws -> Double {
+        try read(Double.self, cell) { try double($0, cell: cell, as: Double.self) }
     }
 
-    /// Reads a `Double` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
-    static func double(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Double {
-        try read(Double.self, cell, codingPath) { try double($0, cell: cell, as: Double.self) }
+    /// Reads a `Float` as ``known(_:from:)`` does, without its dynamic casts.
+    static func float(from cell: PostgresCell) throws -> Float {
+        try read(Float.self, cell) { try float($0, cell: cell) }
     }
 
-    /// Reads a `Float` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
-    static func float(from cell: PostgresCell, codingPath: () -> [any CodingKey]) throws -> Float {
-        try read(Float.self, cell, codingPath) { try float($0, cell: cell) }
+    /// Reads an integer of width `I` as ``known(_:from:)`` does, without its dynamic casts.
+    static func integer<I: FixedWidthInteger>(_ type: I.Type, from cell: PostgresCell) throws -> I {
+        try read(I.self, cell) { try fitting(I.self, $0, cell) }
     }
 
-    /// Reads an integer of width `I` as ``decode(_:from:codingPath:)`` does, without its dynamic casts.
-    static func integer<I: FixedWidthInteger>(
-        _ type: I.Type, from cell: PostgresCell, codingPath: () -> [any CodingKey]
-    ) throws -> I {
-        try read(I.self, cell, codingPath) { try fitting(I.self, $0, cell) }
-    }
-
-    /// `read` of the cell's bytes, with the errors of ``decode(_:from:codingPath:)``: NULL throws.
-    private static func read<T>(
-        _ type: T.Type, _ cell: PostgresCell, _ codingPath: () -> [any CodingKey], _ read: (ByteBuffer) throws -> T
-    ) throws -> T {
-        do {
-            guard let bytes = cell.bytes else {
-                throw DatabaseError(code: .unexpectedNull, message: "could not decode \(T.self) from NULL")
-            }
-            return try read(bytes)
-        } catch let error as DatabaseError {
-            throw decodingError(error, type: T.self, cell: cell, codingPath: codingPath())
+    /// `read` of the cell's bytes: NULL throws.
+    private static func read<T>(_ type: T.Type, _ cell: PostgresCell, _ read: (ByteBuffer) throws -> T) throws -> T {
+        guard let bytes = cell.bytes else {
+            throw DatabaseError(code: .unexpectedNull, message: "could not decode \(T.self) from NULL")
         }
+        return try read(bytes)
     }
 
     /// `could not decode Int from TEXT`.
@@ -547,14 +515,15 @@ enum PostgresCellReader {
 protocol PostgresOptional {
     /// The optional's nil.
     static var nilValue: Self { get }
-    /// The wrapped value read from a cell that is not NULL.
-    static func decodeWrapped(from cell: PostgresCell, codingPath: [any CodingKey]) throws -> Self
+    /// The wrapped value read from a cell that is not NULL, as ``PostgresCellReader/known(_:from:)`` reads it; nil
+    /// when the wrapped type is not one it reads.
+    static func knownWrapped(from cell: PostgresCell) throws -> Self?
 }
 
 extension Optional: PostgresOptional where Wrapped: Decodable {
     static var nilValue: Self { nil }
 
-    static func decodeWrapped(from cell: PostgresCell, codingPath: [any CodingKey]) throws -> Self {
-        try PostgresCellReader.decode(Wrapped.self, from: cell, codingPath: codingPath)
+    static func knownWrapped(from cell: PostgresCell) throws -> Self? {
+        try PostgresCellReader.known(Wrapped.self, from: cell).map { .some($0) }
     }
 }

@@ -50,17 +50,23 @@ struct PostgresRowDecoder: Sendable {
         try decode(T.self, cells: Array(row), columns: columns)
     }
 
-    /// Decodes the `cells` of one row, whose names are `columns`: a whole row, or one table's part of a joined row.
-    func decode<T: Decodable>(_ type: T.Type, cells: [PostgresCell], columns: PostgresColumns) throws -> T {
-        if cells.count == 1, let first = cells.first, Self.isScalar(T.self) {
-            return try PostgresCellReader.decode(T.self, from: first, codingPath: [])
-        }
-        return try T(from: PostgresRowDecoding(cells: cells, columns: columns, mapping: mapping, userInfo: userInfo))
+    /// Decodes one table's part of a joined row: the columns of `part` among `cells`, whose names are `columns`.
+    func decode<T: Decodable>(
+        _ type: T.Type, cells: [PostgresCell], columns: PostgresColumns, part: Range<Int>? = nil
+    ) throws -> T {
+        let reader = PostgresRowReader(cells: cells, columns: columns, mapping: mapping, part: part)
+        let decoding = PostgresRowDecoding(reader: reader, mapping: mapping, userInfo: userInfo)
+        decoding.beginRow()
+        return try decoding.decode(T.self)
     }
 
-    /// Whether `T` is read from one column rather than keyed by columns.
-    static func isScalar<T>(_ type: T.Type) -> Bool {
-        T.self is any DatabaseValueConvertible.Type
+    /// The value of the column at `index` of the row of `cells`, as a row's container reads it.
+    static func value<T: Decodable>(_ type: T.Type, at index: Int, of cells: [PostgresCell], columns: PostgresColumns)
+        throws -> T
+    {
+        let reader = PostgresRowReader(cells: cells, columns: columns, mapping: .useDefaultKeys)
+        return try RowContext(reader: reader, mapping: .useDefaultKeys, userInfo: [:]).value(
+            T.self, at: index, key: nil)
     }
 }
 
@@ -68,15 +74,13 @@ struct PostgresRowDecoder: Sendable {
 ///
 /// What the rows share is read once, from the first: the columns' names, types and formats
 /// (``PostgresRowLayout``), and the columns its coding keys found (``PostgresKeyPlan``). Each row then only loads its
-/// values into one decoder, which the rows share as long as no `init(from:)` keeps it, and the standard library's
-/// types read the common binary columns (`int2`, `int4`, `int8`, `float4`, `float8`, `bool`, `text`, `bytea`...)
+/// values into the one reader of StrataCore's decoding, and the standard library's types read the common binary
+/// columns (`int2`, `int4`, `int8`, `float4`, `float8`, `bool`, `text`, `bytea`...)
 /// directly; any other column, NULL, or a value that does not fit takes the general path with its errors.
 struct PostgresResultDecoder<T: Decodable> {
     /// The key mapping and user info.
     private let decoder: PostgresRowDecoder
-    /// Whether the rows are read as one scalar each; nil before the first row.
-    private var isScalar: Bool?
-    /// The decoder of the next row, nil before the first row and for scalars.
+    /// The decoding of the rows, made for the first.
     private var decoding: PostgresRowDecoding?
     /// The rows decoded so far.
     private(set) var values: [T] = []
@@ -88,36 +92,27 @@ struct PostgresResultDecoder<T: Decodable> {
 
     /// Decodes `row`, the next row of the result, and appends its value to ``values``.
     mutating func append(_ row: PostgresRow) throws {
-        let isScalar: Bool
-        if let known = self.isScalar {
-            isScalar = known
-        } else {
-            let layout = PostgresRowLayout(row: row)
-            isScalar = layout.count == 1 && PostgresRowDecoder.isScalar(T.self)
-            self.isScalar = isScalar
-            if !isScalar {
-                decoding = PostgresRowDecoding(layout: layout, mapping: decoder.mapping, userInfo: decoder.userInfo)
-            }
-        }
-        guard !isScalar, var decoding else {
-            for cell in row {
-                values.append(try PostgresCellReader.decode(T.self, from: cell, codingPath: []))
-                break
-            }
-            return
-        }
-        // Taken out while the row decodes, so that a decoder kept by nothing else is seen as such.
+        // Taken out while the row decodes, so that a decoding kept by nothing else is seen as such.
+        var decoding =
+            self.decoding
+            ?? PostgresRowDecoding(
+                reader: PostgresRowReader(layout: PostgresRowLayout(row: row), mapping: decoder.mapping),
+                mapping: decoder.mapping, userInfo: decoder.userInfo)
         self.decoding = nil
-        decoding.load(row)
+        decoding.reader.load(row)
+        decoding.beginRow()
         do {
-            values.append(try T(from: decoding))
+            values.append(try decoding.decode(T.self))
         } catch {
             self.decoding = decoding
             throw error
         }
-        // The first row's decoder hands the key plan it recorded to a decoder for the rows after it; a decoder that
-        // the decoded value kept (or a container of it) stays with that value.
-        if decoding.isRecording || !isKnownUniquelyReferenced(&decoding) { decoding = decoding.successor() }
+        // A decoder that the decoded value kept stays with that value and its row; the next rows get another, with
+        // the columns the keys found.
+        if !isKnownUniquelyReferenced(&decoding) {
+            decoding = PostgresRowDecoding(
+                reader: decoding.reader.successor(), mapping: decoder.mapping, userInfo: decoder.userInfo)
+        }
         self.decoding = decoding
     }
 }
@@ -199,62 +194,56 @@ enum PostgresValueKind: UInt8, Sendable {
     }
 }
 
-/// The `Decoder` a value's `init(from:)` sees for one row.
+/// StrataPostgres's ``ColumnReader``: the columns of one row.
 ///
-/// It holds a row's cells (a single row, or one table's part of a joined row), or, for the rows of one result, the
-/// values of the row being decoded with the result's ``PostgresRowLayout``: then one decoder serves row after row,
-/// and the standard library's types read the binary values they expect without building a cell; any other value
-/// is read by ``PostgresCellReader``, with the same results and errors.
-final class PostgresRowDecoding: Decoder {
+/// It holds a row's cells (a single row, or a joined row of which it reads one table's part), or, for the rows of one
+/// result, the values of the row being decoded with the result's ``PostgresRowLayout``: then one reader serves row
+/// after row, and the common binary columns are read without building a cell; any other value is read by
+/// ``PostgresCellReader``, with the same results and errors.
+final class PostgresRowReader: ColumnReader {
     /// The row's cells, in column order, when there is no layout.
     private let cells: [PostgresCell]
-    /// The result's layout, nil for a decoder of `cells`.
+    /// The result's layout, nil for a reader of `cells`.
     private let layout: PostgresRowLayout?
     /// The values of the row being decoded, in column order, when there is a layout.
     // The mutable state below is used by one row's decoding at a time, never by overlapping accesses: it goes
     // without the dynamic exclusivity checks, which cost more than the reads and writes themselves.
     @exclusivity(unchecked) private var values: [ByteBuffer?] = []
-    /// The names of the result's columns.
-    let columns: PostgresColumns
+    /// The names of the columns the keys look in: all of the row's, or one table's part of a joined row.
+    private let columns: PostgresColumns
+    /// The index of the first column of `columns` in the row.
+    private let offset: Int
     /// How coding keys find their columns.
-    let mapping: KeyMapping
-    /// Contextual information for custom `init(from:)` implementations.
-    let userInfo: [CodingUserInfoKey: Any]
-    var codingPath: [any CodingKey] { [] }
-    /// The columns the keys of the result's first row found, in the order they were asked for; nil for the decoder
-    /// of the first row (and for a decoder of `cells`).
-    private let plan: PostgresKeyPlan?
-    /// How many keys this row has looked up so far.
+    private let mapping: KeyMapping
+    let columnNames: [String]
+    /// The columns the keys of the result's first row found, in the order they were asked for; nil until the first
+    /// row was decoded.
+    @exclusivity(unchecked) private var plan: PostgresKeyPlan?
+    /// How many keys this row has looked up so far, and how many rows began.
     @exclusivity(unchecked) private var position = 0
-    /// Whether this decoder, of the first row of a result, records its lookups for the others.
-    let isRecording: Bool
+    @exclusivity(unchecked) private var rows = 0
     /// The first row's key lookups, in order.
     @exclusivity(unchecked) private var recordedKeys: [String] = []
     @exclusivity(unchecked) private var recordedIndexes: [Int?] = []
 
-    /// The decoder of one row's `cells`.
-    init(cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
+    /// The reader of one row's `cells`, whose keys look in the columns of `part` (all when nil), named `columns`.
+    init(cells: [PostgresCell], columns: PostgresColumns, mapping: KeyMapping, part: Range<Int>? = nil) {
         self.cells = cells
         self.columns = columns
         self.mapping = mapping
-        self.userInfo = userInfo
+        offset = part?.lowerBound ?? 0
+        columnNames = part == nil ? columns.names : cells.map(\.columnName)
         layout = nil
-        plan = nil
-        isRecording = false
     }
 
-    /// The decoder of the rows of one result with `layout`, each loaded in turn with ``load(_:)``.
-    init(
-        layout: PostgresRowLayout, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any],
-        plan: PostgresKeyPlan? = nil
-    ) {
+    /// The reader of the rows of one result with `layout`, each loaded in turn with ``load(_:)``.
+    init(layout: PostgresRowLayout, mapping: KeyMapping) {
         cells = []
         self.layout = layout
         columns = layout.columns
+        columnNames = layout.columns.names
+        offset = 0
         self.mapping = mapping
-        self.userInfo = userInfo
-        self.plan = plan
-        isRecording = plan == nil
         values = Array(repeating: nil, count: layout.count)
     }
 
@@ -266,54 +255,34 @@ final class PostgresRowDecoding: Decoder {
             swap(&values[index], &cell.bytes)
             index += 1
         }
+    }
+
+    /// A reader for the next rows of the result, with the columns this one's keys found.
+    func successor() -> PostgresRowReader {
+        guard let layout else { return self }
+        let next = PostgresRowReader(layout: layout, mapping: mapping)
+        next.plan = plan ?? PostgresKeyPlan(keys: recordedKeys, indexes: recordedIndexes)
+        next.rows = max(rows, 2)
+        return next
+    }
+
+    var columnCount: Int { columnNames.count }
+
+    func beginRow() {
+        if rows == 1 { plan = PostgresKeyPlan(keys: recordedKeys, indexes: recordedIndexes) }
+        rows += 1
         position = 0
     }
 
-    /// A decoder for the next rows of the result, with this one's plan, or the plan it recorded.
-    func successor() -> PostgresRowDecoding {
-        guard let layout else { return self }
-        return PostgresRowDecoding(
-            layout: layout, mapping: mapping, userInfo: userInfo,
-            plan: plan ?? PostgresKeyPlan(keys: recordedKeys, indexes: recordedIndexes))
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(PostgresKeyedContainer<Key>(decoder: self))
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch(
-            [Any].self,
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "a row decodes into a keyed type (a struct, class or dictionary), not a list"))
-    }
-
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        let count = layout?.count ?? cells.count
-        guard count == 1 else {
-            throw DecodingError.typeMismatch(
-                Any.self,
-                DecodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "a single value decodes from a one-column row; this row has \(count) columns"
-                ))
-        }
-        return PostgresCellDecoder(cell: cell(at: 0), codingPath: [])
-    }
-
-    /// The index of the column of `key`, nil when the row has no such column.
-    ///
     /// The rows of one result ask for their keys in the same order: the n-th lookup of a row takes the column the
     /// n-th lookup of the first row found when it is for the same key, and maps and looks the key up otherwise.
-    func index(for key: some CodingKey) -> Int? {
-        let name = key.stringValue
+    func columnIndex(forKey name: String) -> Int? {
         let index: Int?
         if let plan, position < plan.keys.count, plan.keys[position] == name {
             index = plan.indexes[position]
         } else {
-            index = columns.index(of: mapping.name(for: name))
-            if isRecording {
+            index = columns.index(of: mapping.name(for: name)).map { offset + $0 }
+            if rows == 1 {
                 recordedKeys.append(name)
                 recordedIndexes.append(index)
             }
@@ -322,37 +291,40 @@ final class PostgresRowDecoding: Decoder {
         return index
     }
 
-    /// The cell of the column at `index`.
-    func cell(at index: Int) -> PostgresCell {
-        guard let layout else { return cells[index] }
-        return layout.cell(values[index], at: index)
-    }
-
-    /// Whether the value of the column at `index` is NULL.
     func isNull(at index: Int) -> Bool {
         guard layout != nil else { return cells[index].bytes == nil }
         return values[index] == nil
     }
 
-    /// `no column named "x" for key x; the row has "a", "b"`.
-    func keyNotFound(_ key: some CodingKey) -> DecodingError {
-        mapping.keyNotFound(key, codingPath: codingPath, columns: columns.names)
+    func decodeBool(at index: Int) throws -> Bool {
+        if let layout, let bytes = values[index], layout.kinds[index] == .bool,
+            let byte = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self)
+        {
+            return byte != 0
+        }
+        return try PostgresCellReader.bool(from: cell(at: index))
     }
 
-    // MARK: Direct reads
-    //
-    // Each returns what `PostgresCellReader` returns for the same value, or nil when the value is not one it
-    // reads directly (a decoder of cells, NULL, another column type, too few bytes, out of range): the caller
-    // then asks `PostgresCellReader`, which gives the value or the error.
-
-    /// The value at `index` of a column of `kind`, when it is not NULL.
-    private func bytes(at index: Int, _ kind: PostgresValueKind) -> ByteBuffer? {
-        guard let layout, layout.kinds[index] == kind else { return nil }
-        return values[index]
+    func decodeString(at index: Int) throws -> String {
+        if let bytes = bytes(at: index, .text) { return String(buffer: bytes) }
+        return try PostgresCellReader.string(from: cell(at: index))
     }
 
-    /// An integer from a binary int2, int4 or int8 (the caller checks that it fits the width it reads).
-    func directInteger(at index: Int) -> Int64? {
+    func decodeDouble(at index: Int) throws -> Double {
+        if let value = directDouble(at: index) { return value }
+        return try PostgresCellReader.double(from: cell(at: index))
+    }
+
+    func decodeFloat(at index: Int) throws -> Float {
+        // As the general path reads a Float: through the Double it reads, unless that is beyond Float's range.
+        if let value = directDouble(at: index), case let float = Float(value), float.isFinite || !value.isFinite {
+            return float
+        }
+        return try PostgresCellReader.float(from: cell(at: index))
+    }
+
+    /// An integer from a binary int2, int4 or int8.
+    func storedInteger(at index: Int) -> Int64? {
         guard let layout, let bytes = values[index] else { return nil }
         let at = bytes.readerIndex
         switch layout.kinds[index] {
@@ -363,8 +335,36 @@ final class PostgresRowDecoding: Decoder {
         }
     }
 
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int) throws -> I {
+        try PostgresCellReader.integer(I.self, from: cell(at: index))
+    }
+
+    func decodeValue<T: Decodable>(_ type: T.Type, at index: Int, otherwise: (Int) throws -> T) throws -> T {
+        // Data, the one Foundation type of the usual models that has no concrete requirement, without the casts.
+        if T.self == Data.self, let bytes = bytes(at: index, .bytea) {
+            return unsafeBitCast(Data(bytes.readableBytesView), to: T.self)
+        }
+        return try PostgresCellReader.known(T.self, from: cell(at: index)) ?? otherwise(index)
+    }
+
+    func decodeNested<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        try PostgresCellReader.nested(T.self, from: cell(at: index))
+    }
+
+    /// The cell of the column at `index`.
+    private func cell(at index: Int) -> PostgresCell {
+        guard let layout else { return cells[index] }
+        return layout.cell(values[index], at: index)
+    }
+
+    /// The value at `index` of a column of `kind`, when it is not NULL.
+    private func bytes(at index: Int, _ kind: PostgresValueKind) -> ByteBuffer? {
+        guard let layout, layout.kinds[index] == kind else { return nil }
+        return values[index]
+    }
+
     /// A Double from a binary float8 or float4.
-    func directDouble(at index: Int) -> Double? {
+    private func directDouble(at index: Int) -> Double? {
         guard let layout, let bytes = values[index] else { return nil }
         let at = bytes.readerIndex
         switch layout.kinds[index] {
@@ -372,240 +372,5 @@ final class PostgresRowDecoding: Decoder {
         case .float4: return bytes.getInteger(at: at, as: UInt32.self).map { Double(Float(bitPattern: $0)) }
         default: return nil
         }
-    }
-
-    /// A Bool from a binary bool.
-    func directBool(at index: Int) -> Bool? {
-        guard let bytes = bytes(at: index, .bool), let byte = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self)
-        else { return nil }
-        return byte != 0
-    }
-
-    /// A String from a text type or json.
-    func directString(at index: Int) -> String? {
-        bytes(at: index, .text).map { String(buffer: $0) }
-    }
-
-    /// The bytes of a binary bytea, copied once.
-    func directData(at index: Int) -> Data? {
-        bytes(at: index, .bytea).map { Data($0.readableBytesView) }
-    }
-}
-
-/// The keyed container of a row: each key reads the column its mapping names.
-struct PostgresKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    /// The decoder of the row.
-    let decoder: PostgresRowDecoding
-    var codingPath: [any CodingKey] { decoder.codingPath }
-
-    var allKeys: [Key] { decoder.columns.names.compactMap { Key(stringValue: $0) } }
-
-    func contains(_ key: Key) -> Bool { decoder.index(for: key) != nil }
-
-    /// True for NULL and for a missing column, as a missing key in `JSONDecoder`.
-    func decodeNil(forKey key: Key) throws -> Bool {
-        guard let index = decoder.index(for: key) else { return true }
-        return decoder.isNull(at: index)
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try value(T.self, at: index(key), key)
-    }
-
-    // The concrete requirements, which synthesized `init(from:)` calls for the standard library's types: read
-    // without the generic path's dynamic casts, and directly for the usual binary columns, with the same results
-    // and errors.
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try bool(at: index(key), key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try string(at: index(key), key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try double(at: index(key), key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try float(at: index(key), key) }
-    // Integers: an int2, int4 or int8 that fits, read directly; anything else through the general path.
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try narrowed(Int.self, at: index(key), key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try narrowed(Int8.self, at: index(key), key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try narrowed(Int16.self, at: index(key), key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try narrowed(Int32.self, at: index(key), key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try narrowed(Int64.self, at: index(key), key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try narrowed(UInt.self, at: index(key), key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try narrowed(UInt8.self, at: index(key), key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try narrowed(UInt16.self, at: index(key), key)
-    }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try narrowed(UInt32.self, at: index(key), key)
-    }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try narrowed(UInt64.self, at: index(key), key)
-    }
-
-    // The optional requirements, which synthesized `init(from:)` calls for optional properties: nil for a missing
-    // column or NULL, as the protocol's own implementations (`contains`, then `decodeNil`, then `decode`) give, with
-    // one lookup of the column instead of three.
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try present(key).map { try bool(at: $0, key) }
-    }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try present(key).map { try string(at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try present(key).map { try double(at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try present(key).map { try float(at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try present(key).map { try narrowed(Int.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        try present(key).map { try narrowed(Int8.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        try present(key).map { try narrowed(Int16.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        try present(key).map { try narrowed(Int32.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try present(key).map { try narrowed(Int64.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        try present(key).map { try narrowed(UInt.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        try present(key).map { try narrowed(UInt8.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        try present(key).map { try narrowed(UInt16.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        try present(key).map { try narrowed(UInt32.self, at: $0, key) }
-    }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try present(key).map { try narrowed(UInt64.self, at: $0, key) }
-    }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map { try value(T.self, at: $0, key) }
-    }
-
-    /// An integer of width `I` from the column at `index`: an int2, int4 or int8 that fits, read directly; anything
-    /// else through the general path. Always inlined into the concrete requirements above, where `I` is known, so
-    /// that `I(exactly:)` is not called through the generic witness tables of a container generic over its key.
-    @inline(__always)
-    private func narrowed<I: FixedWidthInteger>(_ type: I.Type, at index: Int, _ key: Key) throws -> I {
-        if let value = decoder.directInteger(at: index), let exact = I(exactly: value) { return exact }
-        return try integer(I.self, at: index, key)
-    }
-
-    /// The index of the column of `key`, or the error of a missing column.
-    private func index(_ key: Key) throws -> Int {
-        guard let index = decoder.index(for: key) else { throw decoder.keyNotFound(key) }
-        return index
-    }
-
-    /// The index of the column of `key`, nil when there is none or its value is NULL.
-    private func present(_ key: Key) -> Int? {
-        guard let index = decoder.index(for: key), !decoder.isNull(at: index) else { return nil }
-        return index
-    }
-
-    /// A `T` from the column at `index`.
-    private func value<T: Decodable>(_ type: T.Type, at index: Int, _ key: Key) throws -> T {
-        // Data, the one Foundation type of the usual models that has no concrete requirement, without the casts.
-        if T.self == Data.self {
-            let data =
-                try decoder.directData(at: index)
-                ?? PostgresCellReader.data(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-            return unsafeBitCast(data, to: T.self)
-        }
-        return try PostgresCellReader.decode(T.self, from: decoder.cell(at: index), codingPath: codingPath + [key])
-    }
-
-    private func bool(at index: Int, _ key: Key) throws -> Bool {
-        if let value = decoder.directBool(at: index) { return value }
-        return try PostgresCellReader.bool(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-    }
-
-    private func string(at index: Int, _ key: Key) throws -> String {
-        if let value = decoder.directString(at: index) { return value }
-        return try PostgresCellReader.string(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-    }
-
-    private func double(at index: Int, _ key: Key) throws -> Double {
-        if let value = decoder.directDouble(at: index) { return value }
-        return try PostgresCellReader.double(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-    }
-
-    private func float(at index: Int, _ key: Key) throws -> Float {
-        // As the general path reads a Float: through the Double it reads, unless that is beyond Float's range.
-        if let value = decoder.directDouble(at: index), case let float = Float(value), float.isFinite || !value.isFinite
-        {
-            return float
-        }
-        return try PostgresCellReader.float(from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-    }
-
-    /// An integer of width `I` from the column at `index`, as the general path reads it: the value or its error.
-    private func integer<I: FixedWidthInteger>(_ type: I.Type, at index: Int, _ key: Key) throws -> I {
-        try PostgresCellReader.integer(I.self, from: decoder.cell(at: index), codingPath: { codingPath + [key] })
-    }
-
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
-        -> KeyedDecodingContainer<NestedKey>
-    {
-        throw unsupported(key)
-    }
-
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw unsupported(key) }
-    func superDecoder() throws -> any Decoder { decoder }
-    func superDecoder(forKey key: Key) throws -> any Decoder { throw unsupported(key) }
-
-    /// The error of a nested container asked of a column.
-    private func unsupported(_ key: Key) -> DecodingError {
-        DecodingError.typeMismatch(
-            Any.self,
-            DecodingError.Context(
-                codingPath: codingPath + [key],
-                debugDescription: "a column holds one value: decode a nested value as a Decodable type (read as JSON)"))
-    }
-}
-
-/// The decoder of one cell, for types that decode from a single value (raw-value enums, wrappers).
-struct PostgresCellDecoder: Decoder, SingleValueDecodingContainer {
-    /// The cell to read.
-    let cell: PostgresCell
-    let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        throw NestedValue()
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw NestedValue() }
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
-
-    func decodeNil() -> Bool { cell.bytes == nil }
-
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try PostgresCellReader.decode(T.self, from: cell, codingPath: codingPath)
-    }
-
-    // The concrete requirements of SingleValueDecodingContainer, all read as the generic one does.
-    func decode(_ type: Bool.Type) throws -> Bool { try read(Bool.self) }
-    func decode(_ type: String.Type) throws -> String { try read(String.self) }
-    func decode(_ type: Double.Type) throws -> Double { try read(Double.self) }
-    func decode(_ type: Float.Type) throws -> Float { try read(Float.self) }
-    func decode(_ type: Int.Type) throws -> Int { try read(Int.self) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try read(Int8.self) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try read(Int16.self) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try read(Int32.self) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try read(Int64.self) }
-    func decode(_ type: UInt.Type) throws -> UInt { try read(UInt.self) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try read(UInt8.self) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try read(UInt16.self) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try read(UInt32.self) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try read(UInt64.self) }
-
-    /// Reads the cell as `T`.
-    private func read<T: Decodable>(_ type: T.Type) throws -> T {
-        try PostgresCellReader.decode(T.self, from: cell, codingPath: codingPath)
     }
 }

@@ -64,23 +64,25 @@ extension PostgresSession {
         let columns = bounds.map { PostgresColumns(Array(names[$0])) }
         return try rows.map { row in
             let cells = Array(row)
-            return try make(zip(bounds, columns).map { JoinedPart(cells: Array(cells[$0]), columns: $1) })
+            return try make(zip(bounds, columns).map { JoinedPart(cells: cells, part: $0, columns: $1) })
         }
     }
 }
 
 /// The columns of one table in a joined row.
 private struct JoinedPart {
-    /// The table's cells.
+    /// The row's cells.
     let cells: [PostgresCell]
+    /// The indexes of the table's cells.
+    let part: Range<Int>
     /// Their names.
     let columns: PostgresColumns
 
     /// Whether every column is NULL: a left join that matched no row.
-    var isAllNull: Bool { cells.allSatisfy { $0.bytes == nil } }
+    var isAllNull: Bool { cells[part].allSatisfy { $0.bytes == nil } }
 
     /// The part decoded as a model, with the model's key strategy.
     func decode<T: Model>(_ type: T.Type) throws -> T {
-        try PostgresRowDecoder(RowDecoder(), for: T.self).decode(T.self, cells: cells, columns: columns)
+        try PostgresRowDecoder(RowDecoder(), for: T.self).decode(T.self, cells: cells, columns: columns, part: part)
     }
 }

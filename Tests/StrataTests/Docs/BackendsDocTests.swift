@@ -1,0 +1,82 @@
+// swift-format-ignore-file
+// The blocks below are copies of the docs, laid out for reading (aligned comments): not reformatted.
+import Foundation
+import StrataCore
+import Testing
+
+// The Swift blocks of docs/Backends.md, run as written (see DocSnippetSupport.swift).
+
+@Test("Backends.md: a column reader decodes through StrataCore's row decoder") func backendsColumnReader() throws {
+    // snippet: docs/Backends.md 1
+    final class ArrayRow: ColumnReader {
+        let columnNames: [String]
+        var values: [DatabaseValue]
+        let keys: RowDecoder.KeyDecodingStrategy
+
+        init(columnNames: [String], values: [DatabaseValue], keys: RowDecoder.KeyDecodingStrategy) {
+            self.columnNames = columnNames
+            self.values = values
+            self.keys = keys
+        }
+
+        var columnCount: Int { columnNames.count }
+        func beginRow() {}
+        func columnIndex(forKey key: String) -> Int? { columnNames.firstIndex(of: keys.columnName(for: key)) }
+        func isNull(at index: Int) -> Bool { values[index] == .null }
+        func decodeBool(at index: Int) throws -> Bool { try Bool(databaseValue: values[index]) }
+        func decodeString(at index: Int) throws -> String { try String(databaseValue: values[index]) }
+        func decodeDouble(at index: Int) throws -> Double { try Double(databaseValue: values[index]) }
+        func decodeFloat(at index: Int) throws -> Float { try Float(databaseValue: values[index]) }
+        func storedInteger(at index: Int) -> Int64? {
+            if case .integer(let value) = values[index] { value } else { nil }
+        }
+        func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int) throws -> I {
+            guard let value = storedInteger(at: index), let exact = I(exactly: value) else {
+                throw DatabaseError(code: .typeMismatch, message: "could not decode \(I.self)")
+            }
+            return exact
+        }
+        func decodeValue<T: Decodable>(_ type: T.Type, at index: Int, otherwise: (Int) throws -> T) throws -> T {
+            guard let convertible = T.self as? any DatabaseValueConvertible.Type,
+                let value = try convertible.init(databaseValue: values[index]) as? T
+            else { return try otherwise(index) }
+            return value
+        }
+        func decodeNested<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+            try JSONDecoder().decode(T.self, from: Data(String(databaseValue: values[index]).utf8))
+        }
+    }
+
+    struct Reading: Decodable, Equatable {
+        enum Unit: String, Decodable { case celsius, kelvin }
+        var sensorId: Int64
+        var value: Double
+        var unit: Unit
+        var labels: [String]
+        var note: String?
+    }
+
+    let decoder = {
+        var decoder = RowDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+    let row = ArrayRow(
+        columnNames: ["sensor_id", "value", "unit", "labels", "note"],
+        values: [.integer(7), .real(21.5), .text("celsius"), .text(#"["roof","north"]"#), .null],
+        keys: decoder.keyDecodingStrategy(for: Reading.self))
+    let reading = try decoder.decode(Reading.self, from: row)
+    print(reading)   // Reading(sensorId: 7, value: 21.5, unit: celsius, labels: ["roof", "north"], note: nil)
+    // end snippet
+    #expect(reading == Reading(sensorId: 7, value: 21.5, unit: .celsius, labels: ["roof", "north"], note: nil))
+    // The reader's errors come back located at the column.
+    row.values[1] = .text("warm")
+    #expect {
+        try decoder.decode(Reading.self, from: row)
+    } throws: { error in
+        guard case DecodingError.typeMismatch(_, let context) = error,
+            let underlying = context.underlyingError as? DatabaseError
+        else { return false }
+        return underlying.column == "value" && underlying.columnIndex == 1
+    }
+}
