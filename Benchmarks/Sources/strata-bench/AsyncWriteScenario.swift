@@ -10,7 +10,9 @@ import Strata
 /// - `async-yield`: the async block with one `await Task.yield()` after the statement, a real suspension.
 ///
 /// The file is in WAL mode with `synchronous = OFF`, so that the time is the path's, not the disk's. Reports writes
-/// per second, the median of `rounds` runs, and each async way's throughput as a multiple of `sync`'s.
+/// per second and the process's CPU time (user and system, from `getrusage`) per write, each the median of `rounds`
+/// runs, and each async way's as a multiple of `sync`'s. On a busy machine the CPU time varies much less than the
+/// throughput.
 struct AsyncWriteScenario {
     static let modes = ["sync", "async", "async-yield"]
 
@@ -25,27 +27,36 @@ struct AsyncWriteScenario {
             "async-write: \(writesPerTask) writes per task, for \(taskCounts.map(String.init)) tasks; WAL, "
                 + "synchronous = OFF; \(rounds) rounds, medians")
         print("")
-        print("| tasks | mode | writes/s | x sync |")
-        print("|---:|---|---:|---:|")
+        print("| tasks | mode | writes/s | x sync | CPU µs/write | x sync |")
+        print("|---:|---|---:|---:|---:|---:|")
         for tasks in taskCounts {
             var perSecond: [String: [Double]] = [:]
+            var cpu: [String: [Double]] = [:]
             for round in 0..<rounds {
                 // Rotate the order, so that no mode always meets a warmer machine.
                 for offset in 0..<Self.modes.count {
                     let mode = Self.modes[(round + offset) % Self.modes.count]
-                    perSecond[mode, default: []].append(try await measure(mode: mode, tasks: tasks, round: round))
+                    let run = try await measure(mode: mode, tasks: tasks, round: round)
+                    perSecond[mode, default: []].append(run.perSecond)
+                    cpu[mode, default: []].append(run.cpuMicroseconds)
                 }
             }
             let sync = median(perSecond["sync"] ?? [])
+            let syncCPU = median(cpu["sync"] ?? [])
             for mode in Self.modes {
                 let value = median(perSecond[mode] ?? [])
-                print("| \(tasks) | \(mode) | \(Int(value)) | \(String(format: "%.2f", value / sync)) |")
+                let cost = median(cpu[mode] ?? [])
+                print(
+                    "| \(tasks) | \(mode) | \(Int(value)) | \(String(format: "%.2f", value / sync)) | "
+                        + "\(String(format: "%.1f", cost)) | \(String(format: "%.2f", cost / syncCPU)) |")
             }
         }
     }
 
-    /// One run: writes per second of `tasks` tasks writing in `mode`.
-    private func measure(mode: String, tasks: Int, round: Int) async throws -> Double {
+    /// One run: writes per second of `tasks` tasks writing in `mode`, and the CPU time per write.
+    private func measure(mode: String, tasks: Int, round: Int) async throws -> (
+        perSecond: Double, cpuMicroseconds: Double
+    ) {
         let path = directory.appendingPathComponent("async-\(mode)-\(tasks)-\(round).sqlite").path
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -56,6 +67,7 @@ struct AsyncWriteScenario {
         try await pool.write { db in try db.execute(query: "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)") }
         let writesPerTask = self.writesPerTask
         let clock = ContinuousClock()
+        let cpuStart = cpuMicroseconds()
         let start = clock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<tasks {
@@ -83,12 +95,22 @@ struct AsyncWriteScenario {
             try await group.waitForAll()
         }
         let elapsed = clock.now - start
+        let cpu = cpuMicroseconds() - cpuStart
         let stored = try await pool.read { db in try db.fetchOne(Int.self, query: "SELECT count(*) FROM t") }
         await pool.close()
         guard stored == tasks * writesPerTask else {
             throw BenchmarkFailure("async-write \(mode): \(stored ?? -1) rows, expected \(tasks * writesPerTask)")
         }
-        return Double(tasks * writesPerTask) / (elapsed / .seconds(1))
+        let writes = Double(tasks * writesPerTask)
+        return (writes / (elapsed / .seconds(1)), cpu / writes)
+    }
+
+    /// The CPU time the process has used so far, user and system, in microseconds.
+    private func cpuMicroseconds() -> Double {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
+        return user + Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
     }
 
     private func median(_ values: [Double]) -> Double {
