@@ -190,7 +190,7 @@ let package = Package(
         // that the tests compile from Tests/FaultInjection/fault.c.
         .testTarget(
             name: "StrataFaultTests",
-            dependencies: ["strata", "strata-fault-child", "Strata"],
+            dependencies: ["strata", "strata-fault-child", "Strata", "StrataTesting"],
             swiftSettings: swiftSettings
         ),
     ],

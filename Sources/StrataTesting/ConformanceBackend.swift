@@ -34,8 +34,19 @@ public protocol ConformanceBackend: Sendable, CustomStringConvertible {
 
     /// Removes what ``makeWriter()`` made (files, a schema), after the check closed `writer`.
     func dispose(_ writer: Writer) async
+
+    /// Whether a write started on `writer` now waits for the write in progress, which holds what it needs: for
+    /// ``ConformanceCheck/suspendedWriteHoldsBackTheNextWrite``, which asks again until it does. The waiting write's
+    /// SQL contains `marker` (in a comment), for a backend that finds waiting statements by their text.
+    ///
+    /// SQLite's pool and queue count the writes queued for the writer; PostgreSQL looks for the statement among the
+    /// server's sessions waiting for a lock. By default true at once: the check then cannot make sure the second
+    /// write had started before the first goes on.
+    func writeWaits(on writer: Writer, marker: String) async throws -> Bool
 }
 
 extension ConformanceBackend {
     public func dispose(_ writer: Writer) async {}
+
+    public func writeWaits(on writer: Writer, marker: String) async throws -> Bool { true }
 }

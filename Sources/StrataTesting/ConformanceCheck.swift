@@ -30,6 +30,9 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case readSeesOneSnapshot
     /// `writeWithoutTransaction` commits each statement on its own.
     case writeWithoutTransactionCommitsEachStatement
+    /// A write that suspends inside its body keeps what it holds until it returns: a write of the same row started
+    /// meanwhile waits, then sees what the first committed.
+    case suspendedWriteHoldsBackTheNextWrite
     /// `insert`, `find`, `update`, `upsert`, `delete`, `fetchAll(Model.self)`.
     case records
     /// `insert(contentsOf:)` writes keys back, and is all or none, naming the element that failed.
@@ -91,6 +94,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
             try await Checks.readSeesOneSnapshot(writer, concurrent: backend.readsRunBesideWrites)
         case .writeWithoutTransactionCommitsEachStatement:
             try await Checks.writeWithoutTransactionCommitsEachStatement(writer)
+        case .suspendedWriteHoldsBackTheNextWrite:
+            try await Checks.suspendedWriteHoldsBackTheNextWrite(writer, of: backend)
         case .records: try await Checks.records(writer)
         case .batchInsert: try await Checks.batchInsert(writer)
         case .requests: try await Checks.requests(writer)
@@ -250,6 +255,57 @@ private enum Checks {
             }
         }
         #expect(try await count(in: pool) == 1)
+    }
+
+    /// Write A updates a row and suspends; write B, which updates the same row, starts and waits (the backend says
+    /// when it waits); A goes on, updates the row again and commits; then B runs, on what A committed.
+    ///
+    /// Each update appends a digit to the score, so the final score is the order the updates ran in: 123 when B
+    /// waited for A; 132 when B's update slipped between A's two.
+    static func suspendedWriteHoldsBackTheNextWrite<Backend: ConformanceBackend>(
+        _ pool: Backend.Writer, of backend: Backend
+    ) async throws {
+        _ = try await save(note("counter", score: 0), in: pool)
+        let (held, holding) = AsyncStream<Void>.makeStream()
+        let (proceed, proceeding) = AsyncStream<Void>.makeStream()
+        let first = Task {
+            try await pool.write { session in
+                try await session.execute(
+                    "UPDATE conformance_note SET score = score * 10 + 1 WHERE content = 'counter'")
+                holding.yield()
+                // Suspended, holding the write, until the second write waits.
+                for await _ in proceed { break }
+                try await session.execute(
+                    "UPDATE conformance_note SET score = score * 10 + 2 WHERE content = 'counter'")
+            }
+        }
+        for await _ in held { break }
+        // The marker names the second write's statement, for a backend that finds its waiting statements by text.
+        let marker = "strata-conformance-held-\(UInt64.random(in: 0...UInt64.max))"
+        let second = Task {
+            try await pool.write { session in
+                try await session.execute(
+                    """
+                    /* \(raw: marker) */ UPDATE conformance_note SET score = score * 10 + 3
+                    WHERE content = 'counter'
+                    """)
+            }
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        var waits = try await backend.writeWaits(on: pool, marker: marker)
+        while !waits && clock.now < deadline {
+            await Task.yield()
+            waits = try await backend.writeWaits(on: pool, marker: marker)
+        }
+        #expect(waits, "the second write did not wait for the suspended one")
+        proceeding.yield()
+        try await first.value
+        try await second.value
+        let score = try await pool.read { session in
+            try await session.fetchOne(Int64.self, "SELECT score FROM conformance_note WHERE content = 'counter'")
+        }
+        #expect(score == 123)
     }
 
     static func records(_ pool: some DatabaseWriter) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 
 #if canImport(Glibc)
@@ -53,21 +54,20 @@ enum FaultShim {
             return .failure(FaultTestError("could not create \(folder.path): \(error)"))
         }
         let library = folder.appendingPathComponent("fault.so").path
+        let errors = folder.appendingPathComponent("cc.stderr").path
         let compiler = ProcessInfo.processInfo.environment["CC"] ?? "cc"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [compiler, "-shared", "-fPIC", "-O1", "-o", library, source.path, "-ldl"]
-        let errors = Pipe()
-        process.standardError = errors
+        let termination: ChildProcess.Termination
         do {
-            try process.run()
+            let child = try ChildProcess.spawn(
+                "/usr/bin/env", [compiler, "-shared", "-fPIC", "-O1", "-o", library, source.path, "-ldl"],
+                standardError: errors)
+            termination = try child.wait(timeout: .seconds(120)).termination
         } catch {
             return .failure(FaultTestError("could not run \(compiler): \(error)"))
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            return .failure(FaultTestError("\(compiler) could not build the fault shim: \(message)"))
+        guard termination == .exited(0) else {
+            let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            return .failure(FaultTestError("\(compiler) could not build the fault shim (\(termination)): \(message)"))
         }
         return .success(library)
     }()
@@ -155,17 +155,6 @@ struct FaultRun: Sendable {
         let outURL = scratch.appendingPathComponent("stdout")
         let errURL = scratch.appendingPathComponent("stderr")
         let reportURL = scratch.appendingPathComponent("report")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in fault.environment(watching: watching, report: reportURL.path) {
             environment[key] = value
@@ -174,29 +163,27 @@ struct FaultRun: Sendable {
         environment["SWIFT_BACKTRACE"] = "enable=no"
         // A child built with the address sanitizer wants its runtime first among the libraries, before the shim.
         environment["ASAN_OPTIONS"] = "verify_asan_link_order=0:detect_leaks=0"
-        process.environment = environment
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
         let clock = ContinuousClock()
         let start = clock.now
-        try process.run()
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        var timedOut = false
-        if exited.wait(timeout: .now() + seconds) == .timedOut {
-            timedOut = true
-            kill(process.processIdentifier, SIGKILL)
-            exited.wait()
-        }
+        // Spawned and reaped by hand, not with Foundation's `Process`, whose `run()` overflowed a heap buffer under
+        // the address sanitizer (see `ChildProcess`).
+        let child = try ChildProcess.spawn(
+            binary.path, arguments, in: directory.path, environment: environment, standardOutput: outURL.path,
+            standardError: errURL.path)
+        let (termination, timedOut) = try child.wait(timeout: timeout)
         let duration = clock.now - start
-        try out.close()
-        try err.close()
         let report = (try? String(contentsOf: reportURL, encoding: .utf8)) ?? ""
         let counters = report.split(separator: " ").compactMap {
             Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        let (status, signaled) =
+            switch termination {
+            case .exited(let status): (status, false)
+            case .signaled(let signal): (signal, true)
+            }
         return FaultRun(
-            status: process.terminationStatus,
-            signaled: process.terminationReason == .uncaughtSignal,
+            status: status,
+            signaled: signaled,
             timedOut: timedOut,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8),

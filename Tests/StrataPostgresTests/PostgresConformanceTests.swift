@@ -30,6 +30,19 @@ struct PostgresConformanceBackend: ConformanceBackend {
 
     var readsRunBesideWrites: Bool { true }
 
+    /// Whether the statement with `marker` waits for a lock, on another connection of the pool.
+    func writeWaits(on writer: PostgresPool, marker: String) async throws -> Bool {
+        let waiting = try await writer.read { session in
+            try await session.fetchOne(
+                Int.self,
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND position(\(marker) IN query) > 0
+                """)
+        }
+        return (waiting ?? 0) > 0
+    }
+
     func dispose(_ writer: PostgresPool) async {
         guard let url = PostgresTestServer.url, let admin = try? PostgresPool(url: url, connections: 1) else { return }
         _ = try? await admin.write { db in try await db.execute("DROP SCHEMA IF EXISTS \(identifier: schema) CASCADE") }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// The PostgreSQL server the tests run against: `STRATA_POSTGRES_URL`, which `.ci/run` sets to a throwaway cluster.
@@ -123,40 +124,25 @@ struct DisposableServer {
 
     /// Runs `pg_ctl -D dataDirectory arguments`, as `osUser` when there is one.
     ///
-    /// Spawned and reaped here rather than with Foundation's `Process`, whose `waitUntilExit()` missed the exit of
-    /// `runuser` while the suite ran many processes at once (it stayed a zombie, and the test hung), and which would
-    /// block a thread of the concurrency pool while it waits.
+    /// Spawned and reaped with `ChildProcess` rather than with Foundation's `Process`, whose `waitUntilExit()` missed
+    /// the exit of `runuser` while the suite ran many processes at once (it stayed a zombie, and the test hung), and
+    /// which would block a thread of the concurrency pool while it waits.
     private func pgCtl(_ arguments: [String]) async throws {
         var command = [pgCtl, "-D", dataDirectory] + arguments
         if let osUser, getuid() == 0 {
             command = ["/usr/sbin/runuser", "-u", osUser, "--"] + command
         }
         // From `/`, as the server finds its own executable from the current folder, which a test running beside may
-        // have removed; and without the test process's descriptors, or the server started here would hold its
-        // connections to the other clusters open after the tests end.
-        let closeAndRun = """
-            cd / && for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
-            exec "$@"
-            """
-        command = ["/bin/bash", "-c", closeAndRun, "bash"] + command
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let argv = command.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-        try #require(spawned == 0, "\(command[0]) could not be started: errno \(spawned)")
-        var status: Int32 = 0
-        while true {
-            let waited = waitpid(pid, &status, WNOHANG)
-            if waited == pid { break }
-            try #require(waited == 0 || errno == EINTR, "waitpid failed: errno \(errno)")
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        // Exited normally (the low 7 bits are 0) with status 0.
-        try #require(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "\(command.joined(separator: " ")) failed")
+        // have removed. `ChildProcess` gives the child none of the test process's descriptors, so the server started
+        // here does not hold the test's connections to the other clusters open after the tests end.
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-ctl-\(UUID()).stderr")
+        defer { try? FileManager.default.removeItem(at: errors) }
+        let child = try ChildProcess.spawn(
+            command[0], Array(command.dropFirst()), in: "/", standardError: errors.path)
+        let termination = try await child.exit()
+        let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        try #require(
+            termination == .exited(0), "\(command.joined(separator: " ")) failed (\(termination)): \(message)")
     }
 }
 

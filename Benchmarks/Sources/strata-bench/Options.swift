@@ -44,6 +44,10 @@ struct Options {
           --tasks COUNTS      comma-separated task counts (default 8,64)
           --writes COUNT      writes per task (default 2000); --reads COUNT: reads per task (default 5000)
           --synchronous MODE  OFF, NORMAL or FULL for both pools (default NORMAL)
+          --scenario async-write
+                              small writes on a DatabasePool (WAL, synchronous = OFF) with a synchronous
+                              block, an async block, and an async block that suspends once: writes/s, the
+                              median of --reps rounds; --tasks (default 1,8), --writes per task
           --scenario batch-insert
                               new models (nil keys, read back through RETURNING) into an in-memory table:
                               insert(contentsOf:) against a loop of insert(&model) in one transaction, for a
@@ -69,6 +73,8 @@ struct Options {
     var intervalMilliseconds = 5
     var importModes = ImportUnderLoad.modes
     var poolTasks = [8, 64]
+    /// `--tasks` of the async-write scenario, whose default differs from the pool scenario's.
+    var asyncTasks = [1, 8]
     var poolWrites = 2_000
     var poolReads = 5_000
     var synchronous = "NORMAL"
@@ -119,7 +125,8 @@ struct Options {
             case "--memory-table": memoryTable = true
             case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
             case "--source": source = try value(argument)
-            case "--scenario": scenario = try list(argument, allowed: ["import-under-load", "pool", "batch-insert"])[0]
+            case "--scenario":
+                scenario = try list(argument, allowed: ["import-under-load", "pool", "async-write", "batch-insert"])[0]
             case "--tasks":
                 poolTasks = try value(argument).split(separator: ",").map { text in
                     guard let count = Int(text), count >= 1 else {
@@ -127,6 +134,7 @@ struct Options {
                     }
                     return count
                 }
+                asyncTasks = poolTasks
             case "--writes": poolWrites = try count(argument, minimum: 1)
             case "--reads": poolReads = try count(argument, minimum: 1)
             case "--synchronous": synchronous = try list(argument, allowed: ["OFF", "NORMAL", "FULL"])[0]

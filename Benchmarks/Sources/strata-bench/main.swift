@@ -23,6 +23,15 @@ do {
             taskCounts: options.poolTasks, writesPerTask: options.poolWrites, readsPerTask: options.poolReads,
             synchronous: options.synchronous, rounds: options.reps, directory: directory
         ).run()
+    } else if options.scenario == "async-write" {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-bench-async-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await AsyncWriteScenario(
+            taskCounts: options.asyncTasks, writesPerTask: options.poolWrites, rounds: options.reps,
+            directory: directory
+        ).run()
     } else if options.scenario == "batch-insert" {
         var directory: URL?
         if options.batchFile {

@@ -47,15 +47,17 @@ final class ConnectionPool: Sendable {
     /// Runs `body`, which may suspend, on a connection lent to it alone until it returns, as the span `operation`
     /// when the pool's observability traces; the loan counts in the pool's metrics (see ``acquire(isPausable:)``).
     ///
-    /// The body's code runs on the connection's queue (see ``SerialConnection/runSuspending(_:)``).
+    /// The body's code runs on the connection's queue (see ``SerialConnection/runSuspending(_:done:)``), which gives
+    /// the connection back as the body ends, before the task leaves the queue.
     @concurrent
     func runSuspending<Output>(_ operation: String, _ body: (Database) async throws -> Output) async throws -> Output {
         let connection = try await acquire()
-        defer { release(connection) }
-        guard instruments?.tracing == true else { return try await connection.runSuspending(body) }
+        guard instruments?.tracing == true else {
+            return try await connection.runSuspending(body, done: { release(connection) })
+        }
         return try await withSpan(operation, ofKind: .client) { span in
             span.attributes["db.system.name"] = "sqlite"
-            return try await connection.runSuspending(body)
+            return try await connection.runSuspending(body, done: { release(connection) })
         }
     }
 

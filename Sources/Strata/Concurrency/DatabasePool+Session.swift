@@ -21,9 +21,7 @@ extension DatabasePool: DatabaseWriter {
     @discardableResult
     @concurrent
     public func write<Output: Sendable>(_ body: (Database) async throws -> Output) async throws -> Output {
-        try await writer.runSuspending("DatabasePool.write") { db in
-            try await db.transaction(.immediate, suspending: { db in try await db.lent(suspending: body) })
-        }
+        try await writer.writeSuspending("DatabasePool.write", body)
     }
 
     /// Runs `body`, which may suspend, on the writer outside any transaction, as `writeWithoutTransaction(_:)`
@@ -34,9 +32,7 @@ extension DatabasePool: DatabaseWriter {
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) async throws -> Output) async throws
         -> Output
     {
-        try await writer.runSuspending("DatabasePool.writeWithoutTransaction") { db in
-            try await db.withoutTransaction(suspending: { db in try await db.lent(suspending: body) })
-        }
+        try await writer.writeWithoutTransactionSuspending("DatabasePool.writeWithoutTransaction", body)
     }
 
     /// Runs `body`, which may suspend, on a reader, on one consistent snapshot with writes refused, as `read(_:)`
@@ -50,9 +46,7 @@ extension DatabasePool: DatabaseWriter {
     @_disfavoredOverload
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) async throws -> Output) async throws -> Output {
-        try await readers.runSuspending("DatabasePool.read") { db in
-            try await db.transaction(.deferred, suspending: { db in try await db.lent(suspending: body) })
-        }
+        try await readers.readSuspending("DatabasePool.read", refusingWrites: false, body)
     }
 }
 
@@ -63,9 +57,7 @@ extension DatabaseQueue: DatabaseWriter {
     @discardableResult
     @concurrent
     public func write<Output: Sendable>(_ body: (Database) async throws -> Output) async throws -> Output {
-        try await connection.runSuspending("DatabaseQueue.write") { db in
-            try await db.transaction(.immediate, suspending: { db in try await db.lent(suspending: body) })
-        }
+        try await connection.writeSuspending("DatabaseQueue.write", body)
     }
 
     /// Runs `body`, which may suspend, outside any transaction, as `writeWithoutTransaction(_:)` does.
@@ -75,18 +67,14 @@ extension DatabaseQueue: DatabaseWriter {
     public func writeWithoutTransaction<Output: Sendable>(_ body: (Database) async throws -> Output) async throws
         -> Output
     {
-        try await connection.runSuspending("DatabaseQueue.writeWithoutTransaction") { db in
-            try await db.withoutTransaction(suspending: { db in try await db.lent(suspending: body) })
-        }
+        try await connection.writeWithoutTransactionSuspending("DatabaseQueue.writeWithoutTransaction", body)
     }
 
     /// Runs `body`, which may suspend, on one consistent snapshot with writes refused, as `read(_:)` does.
     @_disfavoredOverload
     @concurrent
     public func read<Output: Sendable>(_ body: (Database) async throws -> Output) async throws -> Output {
-        try await connection.runSuspending("DatabaseQueue.read") { db in
-            try await db.queryOnlyTransaction(suspending: { db in try await db.lent(suspending: body) })
-        }
+        try await connection.readSuspending("DatabaseQueue.read", refusingWrites: true, body)
     }
 }
 

@@ -14,10 +14,7 @@ extension DatabasePool {
     /// **Memory stays flat however many rows there are**, and **the reader goes back to the pool as soon as the loop
     /// ends**, by `break`, `return`, a thrown error or cancellation: see `RowStream`.
     public func stream<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record> {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in
-            try db.requestCursor(Record.self, select, decoder: RowDecoder())
-        }
+        streamSource.records(request)
     }
 
     /// The rows of `request` decoded as `T`, which reads the request's selection by its keys, streamed as
@@ -32,8 +29,7 @@ extension DatabasePool {
     public func stream<T: Decodable & Sendable>(
         _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
     ) -> RowStream<T> {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in try db.requestCursor(T.self, select, decoder: decoder) }
+        streamSource.rows(type, request, decoder: decoder)
     }
 
     /// The values of a one-column `request` as `T`, streamed.
@@ -44,8 +40,7 @@ extension DatabasePool {
     public func stream<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ request: QueryRequest<some Model>)
         -> RowStream<T>
     {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
+        streamSource.values(type, request)
     }
 
     /// The values of a one-column `request` as `T`, streamed, for types both `Decodable` and storable (`Int`,
@@ -53,8 +48,7 @@ extension DatabasePool {
     public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(
         _ type: T.Type, _ request: QueryRequest<some Model>
     ) -> RowStream<T> {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
+        streamSource.values(type, request)
     }
 
     /// The rows of `sql` decoded as `T`, its interpolated values bound, streamed; a one-column row decodes as a
@@ -68,7 +62,7 @@ extension DatabasePool {
     public func stream<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
         -> RowStream<T>
     {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql, decoder: decoder) }
+        streamSource.rows(type, sql, decoder: decoder)
     }
 
     /// The values of a one-column `sql` as `T`, streamed.
@@ -79,7 +73,7 @@ extension DatabasePool {
     /// }
     /// ```
     public func stream<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL) -> RowStream<T> {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql) }
+        streamSource.values(type, sql)
     }
 
     /// The values of a one-column `sql` as `T`, streamed, for types both `Decodable` and storable (`Int`,
@@ -87,7 +81,7 @@ extension DatabasePool {
     public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL)
         -> RowStream<T>
     {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql) }
+        streamSource.values(type, sql)
     }
 
     /// The rows of `query` decoded as `T`, streamed.
@@ -102,9 +96,7 @@ extension DatabasePool {
         _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil,
         decoder: RowDecoder = RowDecoder()
     ) -> RowStream<T> {
-        RowStream(source: streamSource) { db in
-            try db.fetchCursor(T.self, query: query, parameters: parameters, decoder: decoder)
-        }
+        streamSource.rows(type, query: query, parameters: parameters, decoder: decoder)
     }
 
     /// The values of a one-column `query` as `T`, streamed.
@@ -115,7 +107,7 @@ extension DatabasePool {
     public func stream<T: DatabaseValueConvertible & Sendable>(
         _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil
     ) -> RowStream<T> {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+        streamSource.values(type, query: query, parameters: parameters)
     }
 
     /// The values of a one-column `query` as `T`, streamed, for types both `Decodable` and storable (`Int`,
@@ -123,7 +115,7 @@ extension DatabasePool {
     public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(
         _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil
     ) -> RowStream<T> {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+        streamSource.values(type, query: query, parameters: parameters)
     }
 
     /// The readers, which open as read-only: the stream's transaction needs nothing more to refuse writes.

@@ -15,10 +15,7 @@ extension DatabaseQueue {
     /// **Memory stays flat however many rows there are**, and **the connection goes back to the queue as soon as the
     /// loop ends**, by `break`, `return`, a thrown error or cancellation: see `RowStream`. Writes wait meanwhile.
     public func stream<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record> {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in
-            try db.requestCursor(Record.self, select, decoder: RowDecoder())
-        }
+        streamSource.records(request)
     }
 
     /// The rows of `request` decoded as `T`, which reads the request's selection by its keys, streamed as
@@ -33,8 +30,7 @@ extension DatabaseQueue {
     public func stream<T: Decodable & Sendable>(
         _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
     ) -> RowStream<T> {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in try db.requestCursor(T.self, select, decoder: decoder) }
+        streamSource.rows(type, request, decoder: decoder)
     }
 
     /// The values of a one-column `request` as `T`, streamed.
@@ -45,8 +41,7 @@ extension DatabaseQueue {
     public func stream<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ request: QueryRequest<some Model>)
         -> RowStream<T>
     {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
+        streamSource.values(type, request)
     }
 
     /// The values of a one-column `request` as `T`, streamed, for types both `Decodable` and storable (`Int`,
@@ -54,8 +49,7 @@ extension DatabaseQueue {
     public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(
         _ type: T.Type, _ request: QueryRequest<some Model>
     ) -> RowStream<T> {
-        let select = RenderedSelect(request)
-        return RowStream(source: streamSource) { db in try db.scalarCursor(T.self, select) }
+        streamSource.values(type, request)
     }
 
     /// The rows of `sql` decoded as `T`, its interpolated values bound, streamed; a one-column row decodes as a
@@ -69,7 +63,7 @@ extension DatabaseQueue {
     public func stream<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
         -> RowStream<T>
     {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql, decoder: decoder) }
+        streamSource.rows(type, sql, decoder: decoder)
     }
 
     /// The values of a one-column `sql` as `T`, streamed.
@@ -80,7 +74,7 @@ extension DatabaseQueue {
     /// }
     /// ```
     public func stream<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL) -> RowStream<T> {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql) }
+        streamSource.values(type, sql)
     }
 
     /// The values of a one-column `sql` as `T`, streamed, for types both `Decodable` and storable (`Int`,
@@ -88,7 +82,7 @@ extension DatabaseQueue {
     public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL)
         -> RowStream<T>
     {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, sql) }
+        streamSource.values(type, sql)
     }
 
     /// The rows of `query` decoded as `T`, streamed.
@@ -103,9 +97,7 @@ extension DatabaseQueue {
         _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil,
         decoder: RowDecoder = RowDecoder()
     ) -> RowStream<T> {
-        RowStream(source: streamSource) { db in
-            try db.fetchCursor(T.self, query: query, parameters: parameters, decoder: decoder)
-        }
+        streamSource.rows(type, query: query, parameters: parameters, decoder: decoder)
     }
 
     /// The values of a one-column `query` as `T`, streamed.
@@ -116,7 +108,7 @@ extension DatabaseQueue {
     public func stream<T: DatabaseValueConvertible & Sendable>(
         _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil
     ) -> RowStream<T> {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+        streamSource.values(type, query: query, parameters: parameters)
     }
 
     /// The values of a one-column `query` as `T`, streamed, for types both `Decodable` and storable (`Int`,
@@ -124,7 +116,7 @@ extension DatabaseQueue {
     public func stream<T: Decodable & DatabaseValueConvertible & Sendable>(
         _ type: T.Type, query: String, parameters: (any Encodable & Sendable)? = nil
     ) -> RowStream<T> {
-        RowStream(source: streamSource) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+        streamSource.values(type, query: query, parameters: parameters)
     }
 
     /// The queue's connection, which can write: the stream's transaction turns `PRAGMA query_only` on, as a read

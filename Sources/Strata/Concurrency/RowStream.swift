@@ -20,6 +20,58 @@ struct StreamSource: Sendable {
     let needsQueryOnly: Bool
 }
 
+/// The streams of ``DatabasePool`` and ``DatabaseQueue``, written once: each public `stream` of theirs hands its
+/// arguments to one of these, with its own connections.
+extension StreamSource {
+    /// The records of `request`, decoded as its model.
+    func records<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> RowStream<Record> {
+        let select = RenderedSelect(request)
+        return RowStream(source: self) { db in try db.requestCursor(Record.self, select, decoder: RowDecoder()) }
+    }
+
+    /// The rows of `request` decoded as `T` by their keys.
+    func rows<T: Decodable & Sendable>(_ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder)
+        -> RowStream<T>
+    {
+        let select = RenderedSelect(request)
+        return RowStream(source: self) { db in try db.requestCursor(T.self, select, decoder: decoder) }
+    }
+
+    /// The values of a one-column `request`.
+    func values<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ request: QueryRequest<some Model>)
+        -> RowStream<T>
+    {
+        let select = RenderedSelect(request)
+        return RowStream(source: self) { db in try db.scalarCursor(T.self, select) }
+    }
+
+    /// The rows of `sql` decoded as `T`; a one-column row decodes as a scalar.
+    func rows<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder) -> RowStream<T> {
+        RowStream(source: self) { db in try db.fetchCursor(T.self, sql, decoder: decoder) }
+    }
+
+    /// The values of a one-column `sql`.
+    func values<T: DatabaseValueConvertible & Sendable>(_ type: T.Type, _ sql: SQL) -> RowStream<T> {
+        RowStream(source: self) { db in try db.fetchCursor(T.self, sql) }
+    }
+
+    /// The rows of `query` decoded as `T`, its parameters bound on the connection's queue when the iteration begins.
+    func rows<T: Decodable & Sendable>(
+        _ type: T.Type, query: String, parameters: (any Encodable & Sendable)?, decoder: RowDecoder
+    ) -> RowStream<T> {
+        RowStream(source: self) { db in
+            try db.fetchCursor(T.self, query: query, parameters: parameters, decoder: decoder)
+        }
+    }
+
+    /// The values of a one-column `query`.
+    func values<T: DatabaseValueConvertible & Sendable>(
+        _ type: T.Type, query: String, parameters: (any Encodable & Sendable)?
+    ) -> RowStream<T> {
+        RowStream(source: self) { db in try db.fetchCursor(T.self, query: query, parameters: parameters) }
+    }
+}
+
 /// The consumer's side of one iteration: the leased connection, and the rows read but not yet taken.
 ///
 /// Used by one task at a time, the one iterating (the iterator is not `Sendable`), and released when the iterator

@@ -75,16 +75,31 @@ final class SerialConnection: Sendable {
         DispatchQueue.getSpecific(key: queueKey) != nil
     }
 
-    /// Runs `body`, which may suspend, with the connection: **its code runs on the connection's queue** (the task
-    /// prefers the connection's executor while it runs), so its SQLite calls block that queue's thread, never one of
-    /// Swift's cooperative threads.
+    /// Runs `body`, which may suspend, with the connection, then `done`: **its code runs on the connection's queue**
+    /// (the task prefers the connection's executor while it runs), so its SQLite calls block that queue's thread,
+    /// never one of Swift's cooperative threads.
     ///
     /// The caller holds a lease from ``ConnectionPool`` for the whole body, so nothing else reaches the connection
     /// until it returns, suspended or not; a connection that needs renewing is renewed first, as for any work.
+    ///
+    /// The task goes to the queue once and comes back once: the connection is taken, and `done` (which gives the
+    /// lease back) runs, on the queue, in the same trip as the body's first and last code.
     @concurrent
-    func runSuspending<Output>(_ body: (Database) async throws -> Output) async throws -> Output {
-        let lent = try await perform { database in LentDatabase(database: database) }
-        return try await withTaskExecutorPreference(executor) { try await body(lent.database) }
+    func runSuspending<Output>(_ body: (Database) async throws -> Output, done: () -> Void) async throws -> Output {
+        try await withTaskExecutorPreference(executor) {
+            // On the connection's queue from here: the task's jobs go to its preferred executor.
+            defer { done() }
+            let lent = try lend()
+            return try await body(lent.database)
+        }
+    }
+
+    /// The connection, renewed first when it needs it, for a body that suspends; called on the connection's queue.
+    private func lend() throws -> LentDatabase {
+        try database.withLock { database throws(DatabaseError) -> LentDatabase in
+            if let failure = renewIfNeeded(&database) { throw failure }
+            return LentDatabase(database: database)
+        }
     }
 
     /// Runs `first` on the connection's queue, then each job `next` hands out, back to back on the queue's thread,

@@ -1,7 +1,8 @@
 import Foundation
-import Strata
 import StrataTesting
 import Testing
+
+@testable import Strata
 
 /// SQLite's queue, in memory or on a file, for the conformance suite.
 struct SQLiteQueueBackend: ConformanceBackend {
@@ -20,6 +21,10 @@ struct SQLiteQueueBackend: ConformanceBackend {
     func dispose(_ writer: DatabaseQueue) async {
         if !inMemory { removeDatabaseFolder(of: writer.path) }
     }
+
+    func writeWaits(on writer: DatabaseQueue, marker: String) async throws -> Bool {
+        writer.writerWaitingCount > 0
+    }
 }
 
 /// SQLite's pool on a file, for the conformance suite.
@@ -36,6 +41,10 @@ struct SQLitePoolBackend: ConformanceBackend {
 
     func dispose(_ writer: DatabasePool) async {
         removeDatabaseFolder(of: writer.path)
+    }
+
+    func writeWaits(on writer: DatabasePool, marker: String) async throws -> Bool {
+        writer.writerWaitingCount > 0
     }
 }
 
