@@ -36,6 +36,19 @@ enum DecodingChecks {
         }
     }
 
+    /// A type that asks whether a column is NULL.
+    struct NullCheck: Decodable {
+        enum CodingKeys: String, CodingKey {
+            case value
+        }
+
+        var isNull: Bool
+
+        init(from decoder: any Decoder) throws {
+            isNull = try decoder.container(keyedBy: CodingKeys.self).decodeNil(forKey: .value)
+        }
+    }
+
     struct Number: Decodable {
         var number: Int
     }
@@ -75,6 +88,13 @@ enum DecodingChecks {
         #expect(outOfRange.flatMap(underlying)?.message.contains("Int8") == true)
         let missing = await decodingError(in: pool, Number.self, "SELECT 1 AS other")
         #expect(missing.map(isKeyNotFound) == true)
+        // `decodeNil(forKey:)`: true for NULL, false for a value, `keyNotFound` for a missing column (as `JSONDecoder`).
+        let nulls = try await pool.read { session in
+            try await session.fetchAll(NullCheck.self, "SELECT NULL AS value UNION ALL SELECT 'x' AS value")
+        }
+        #expect(Set(nulls.map(\.isNull)) == [true, false])
+        let noColumn = await decodingError(in: pool, NullCheck.self, "SELECT 1 AS other")
+        #expect(noColumn.map(isKeyNotFound) == true)
         let notANumber = await decodingError(in: pool, Number.self, "SELECT 'seven' AS number")
         #expect(notANumber.flatMap(underlying)?.column == "number")
     }

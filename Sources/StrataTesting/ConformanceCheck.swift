@@ -53,8 +53,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case stream
     /// Rows decode to the same values, and fail with the same errors, on every backend: integers, a narrow integer,
     /// a double, a bool, a string, a raw-value enum, a JSON array, optionals present, NULL and missing, a one-column
-    /// row as a single value, a snake_case column listed as its camelCase key; NULL into a non-optional, a value out
-    /// of range, a missing column.
+    /// row as a single value, a snake_case column listed as its camelCase key, `decodeNil(forKey:)`; NULL into a
+    /// non-optional, a value out of range, a missing column.
     case decoding
 
     public var description: String { rawValue }

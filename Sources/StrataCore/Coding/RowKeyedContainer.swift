@@ -132,11 +132,11 @@ extension RowContext {
     @inlinable
     package func contains(named name: String) -> Bool { reader.columnIndex(forKey: name) != nil }
 
-    /// True for NULL, and for a missing column, as for a missing key in `JSONDecoder`.
+    /// True for NULL; a missing column is `keyNotFound`, as a missing key is in `JSONDecoder` (`decodeIfPresent` is
+    /// what reads a missing column as nil).
     @inlinable
     package func decodeNil(named name: String, key: @autoclosure () -> any CodingKey) throws -> Bool {
-        guard let index = reader.columnIndex(forKey: name) else { return true }
-        return reader.isNull(at: index)
+        try reader.isNull(at: requiredColumn(name, key: key()))
     }
 
     @inlinable
