@@ -90,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "StrataRecord",
-            dependencies: ["Strata", "StrataRecordMacros"],
+            dependencies: ["StrataCore", "StrataRecordMacros"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -1,9 +1,12 @@
-@_exported public import Strata
+// The macro generates against StrataCore's reader and binder, so `import StrataRecord` works with either backend
+// and links neither: import `Strata` or `StrataPostgres` beside it.
+@_exported public import StrataCore
 
 /// Makes a struct a ``Model`` whose rows are read and whose parameters are bound by generated code, column by
 /// index, with exactly the semantics of its `Codable` conformance.
 ///
 /// ```swift
+/// import Strata            // or StrataPostgres: the same struct runs on both
 /// import StrataRecord
 ///
 /// @Table("note")

@@ -28,7 +28,7 @@ struct TableMacro: ExtensionMacro {
         for warning in record.warnings { context.diagnose(warning) }
         // The protocols the struct does not conform to yet, named with their module.
         let missing = protocols.map { $0.trimmedDescription.split(separator: ".").last.map(String.init) ?? "" }
-        let conformances = ["Model", "GeneratedRecord"].filter(missing.contains).map { "Strata." + $0 }
+        let conformances = ["Model", "GeneratedRecord"].filter(missing.contains).map { "StrataCore." + $0 }
         let inheritance = conformances.isEmpty ? "" : ": " + conformances.joined(separator: ", ")
         let writer = MemberWriter(
             record: record, access: accessModifier(of: structDecl),
@@ -138,7 +138,7 @@ struct MemberWriter {
         let assignments = decoded.map { position, property in "self.\(property.name) = value\(position)" }
         members.append(
             """
-            \(access)init(row: Strata.RecordRow) throws {
+            \(access)init(row: some StrataCore.RecordRow) throws {
             \(indented(reads + assignments))
             }
             """)
@@ -147,7 +147,7 @@ struct MemberWriter {
         }
         members.append(
             """
-            \(access)func encode(to parameters: Strata.RecordParameters) throws {
+            \(access)func encode(to parameters: some StrataCore.RecordParameters) throws {
             \(indented(writes))
             }
             """)
@@ -155,7 +155,7 @@ struct MemberWriter {
         members += codableMembers(of: shape)
 
         let columns = properties.filter(\.hasColumn).map { property in
-            "\(columnAccess(of: property))let \(property.name) = Strata.TypedColumn<\(recordType), \(property.type)>"
+            "\(columnAccess(of: property))let \(property.name) = StrataCore.TypedColumn<\(recordType), \(property.type)>"
                 + "(key: \(key(of: property, in: shape)))"
         }
         members.append(
@@ -232,10 +232,10 @@ struct MemberWriter {
                     "container.decode(\(property.type).self, forKey: \(key))"
                 case .unknown:
                     """
-                    Strata.TableCoding.decode(
+                    StrataCore.TableCoding.decode(
                         \(property.type).self, { try container.decode(\(property.type).self, forKey: \(key)) },
                         ifPresent: {
-                            try container.decodeIfPresent(Strata.TableCoding.wrapped(\(property.type).self), forKey: \(key))
+                            try container.decodeIfPresent(StrataCore.TableCoding.wrapped(\(property.type).self), forKey: \(key))
                         })
                     """
                 }
@@ -262,7 +262,7 @@ struct MemberWriter {
                 return "try container.encode(\(value), forKey: \(key))"
             case .unknown:
                 return """
-                    try Strata.TableCoding.encode(
+                    try StrataCore.TableCoding.encode(
                         \(value), { try container.encode(\(value), forKey: \(key)) },
                         ifPresent: { try container.encodeIfPresent(\(value), forKey: \(key)) })
                     """

@@ -21,7 +21,7 @@ struct TableMacroExpansionTests {
                     var content: String
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -30,7 +30,7 @@ struct TableMacroExpansionTests {
                         ["id", "createdAt", "content"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(Date.self, 1)
                         let value2 = try row.decode(String.self, 2)
@@ -39,7 +39,7 @@ struct TableMacroExpansionTests {
                         self.content = value2
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.createdAt, 1)
                         try parameters.encode(self.content, 2)
@@ -80,9 +80,9 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let createdAt = Strata.TypedColumn<Note, Date>(key: "createdAt")
-                        let content = Strata.TypedColumn<Note, String>(key: "content")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let createdAt = StrataCore.TypedColumn<Note, Date>(key: "createdAt")
+                        let content = StrataCore.TypedColumn<Note, String>(key: "content")
                         init() {
                         }
                     }
@@ -112,7 +112,7 @@ struct TableMacroExpansionTests {
                     public var content: String
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     public static var tableName: String {
                         "note"
                     }
@@ -121,14 +121,14 @@ struct TableMacroExpansionTests {
                         ["id", "content"]
                     }
 
-                    public init(row: Strata.RecordRow) throws {
+                    public init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.content = value1
                     }
 
-                    public func encode(to parameters: Strata.RecordParameters) throws {
+                    public func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.content, 1)
                     }
@@ -166,8 +166,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     public struct Columns: Sendable {
-                        public let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        public let content = Strata.TypedColumn<Note, String>(key: "content")
+                        public let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        public let content = StrataCore.TypedColumn<Note, String>(key: "content")
                         public init() {
                         }
                     }
@@ -209,7 +209,7 @@ struct TableMacroExpansionTests {
                     }
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -218,14 +218,14 @@ struct TableMacroExpansionTests {
                         [CodingKeys.id.stringValue, CodingKeys.createdAt.stringValue]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(Date.self, 1)
                         self.id = value0
                         self.createdAt = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.createdAt, 1)
                     }
@@ -254,8 +254,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
-                        let createdAt = Strata.TypedColumn<Note, Date>(key: CodingKeys.createdAt.stringValue)
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
+                        let createdAt = StrataCore.TypedColumn<Note, Date>(key: CodingKeys.createdAt.stringValue)
                         init() {
                         }
                     }
@@ -287,7 +287,7 @@ struct TableMacroExpansionTests {
                     let content: String
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -296,14 +296,14 @@ struct TableMacroExpansionTests {
                         ["id", "kind", "content"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value2 = try row.decode(String.self, 2)
                         self.id = value0
                         self.content = value2
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.kind, 1)
                         try parameters.encode(self.content, 2)
@@ -343,9 +343,9 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let kind = Strata.TypedColumn<Note, String>(key: "kind")
-                        let content = Strata.TypedColumn<Note, String>(key: "content")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let kind = StrataCore.TypedColumn<Note, String>(key: "kind")
+                        let content = StrataCore.TypedColumn<Note, String>(key: "content")
                         init() {
                         }
                     }
@@ -388,7 +388,7 @@ struct TableMacroExpansionTests {
                     var tags: Optional<[String]>
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -397,7 +397,7 @@ struct TableMacroExpansionTests {
                         ["title", "body", "tags"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(String?.self, 0)
                         let value1 = try row.decode(String?.self, 1)
                         let value2 = try row.decode(Optional<[String]>.self, 2)
@@ -406,7 +406,7 @@ struct TableMacroExpansionTests {
                         self.tags = value2
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.title, 0)
                         try parameters.encode(self.body, 1)
                         try parameters.encode(self.tags, 2)
@@ -447,9 +447,9 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let title = Strata.TypedColumn<Note, String?>(key: "title")
-                        let body = Strata.TypedColumn<Note, String?>(key: "body")
-                        let tags = Strata.TypedColumn<Note, Optional<[String]>>(key: "tags")
+                        let title = StrataCore.TypedColumn<Note, String?>(key: "title")
+                        let body = StrataCore.TypedColumn<Note, String?>(key: "body")
+                        let tags = StrataCore.TypedColumn<Note, Optional<[String]>>(key: "tags")
                         init() {
                         }
                     }
@@ -503,7 +503,7 @@ struct TableMacroExpansionTests {
                     }
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -512,12 +512,12 @@ struct TableMacroExpansionTests {
                         ["content"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(String.self, 0)
                         self.content = value0
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.content, 0)
                     }
 
@@ -552,7 +552,7 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let content = Strata.TypedColumn<Note, String>(key: "content")
+                        let content = StrataCore.TypedColumn<Note, String>(key: "content")
                         init() {
                         }
                     }
@@ -580,7 +580,7 @@ struct TableMacroExpansionTests {
                     var x, y: Int
                 }
 
-                extension Point: Strata.Model, Strata.GeneratedRecord {
+                extension Point: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "point"
                     }
@@ -589,14 +589,14 @@ struct TableMacroExpansionTests {
                         ["x", "y"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int.self, 0)
                         let value1 = try row.decode(Int.self, 1)
                         self.x = value0
                         self.y = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.x, 0)
                         try parameters.encode(self.y, 1)
                     }
@@ -634,8 +634,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Point, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let x = Strata.TypedColumn<Point, Int>(key: "x")
-                        let y = Strata.TypedColumn<Point, Int>(key: "y")
+                        let x = StrataCore.TypedColumn<Point, Int>(key: "x")
+                        let y = StrataCore.TypedColumn<Point, Int>(key: "y")
                         init() {
                         }
                     }
@@ -665,7 +665,7 @@ struct TableMacroExpansionTests {
                     var value: T
                 }
 
-                extension Box: Strata.Model, Strata.GeneratedRecord {
+                extension Box: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "box"
                     }
@@ -674,14 +674,14 @@ struct TableMacroExpansionTests {
                         ["id", "value"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(T.self, 1)
                         self.id = value0
                         self.value = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.value, 1)
                     }
@@ -719,8 +719,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Box, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Box<T>, Int64?>(key: "id")
-                        let value = Strata.TypedColumn<Box<T>, T>(key: "value")
+                        let id = StrataCore.TypedColumn<Box<T>, Int64?>(key: "id")
+                        let value = StrataCore.TypedColumn<Box<T>, T>(key: "value")
                         init() {
                         }
                     }
@@ -751,7 +751,7 @@ struct TableMacroExpansionTests {
                     var content: String
                 }
 
-                extension Note: Strata.GeneratedRecord {
+                extension Note: StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -760,14 +760,14 @@ struct TableMacroExpansionTests {
                         ["id", "content"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.content = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.content, 1)
                     }
@@ -805,8 +805,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let content = Strata.TypedColumn<Note, String>(key: "content")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let content = StrataCore.TypedColumn<Note, String>(key: "content")
                         init() {
                         }
                     }
@@ -839,19 +839,19 @@ struct TableMacroExpansionTests {
                     var content: String
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var recordKeys: [String] {
                         ["id", "content"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.content = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.content, 1)
                     }
@@ -889,8 +889,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let content = Strata.TypedColumn<Note, String>(key: "content")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let content = StrataCore.TypedColumn<Note, String>(key: "content")
                         init() {
                         }
                     }
@@ -933,7 +933,7 @@ struct TableMacroExpansionTests {
                     }
                 }
 
-                extension Outer.Doc: Strata.Model, Strata.GeneratedRecord {
+                extension Outer.Doc: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "doc"
                     }
@@ -942,14 +942,14 @@ struct TableMacroExpansionTests {
                         ["id", "state"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(State.self, 1)
                         self.id = value0
                         self.state = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.state, 1)
                     }
@@ -971,12 +971,12 @@ struct TableMacroExpansionTests {
                     init(from decoder: any Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
                         self.id = try container.decodeIfPresent(Int64.self, forKey: .id)
-                        self.state = try Strata.TableCoding.decode(
+                        self.state = try StrataCore.TableCoding.decode(
                             State.self, {
                                 try container.decode(State.self, forKey: .state)
                             },
                             ifPresent: {
-                                try container.decodeIfPresent(Strata.TableCoding.wrapped(State.self), forKey: .state)
+                                try container.decodeIfPresent(StrataCore.TableCoding.wrapped(State.self), forKey: .state)
                             })
                     }
 
@@ -988,7 +988,7 @@ struct TableMacroExpansionTests {
                     func encode(to encoder: any Encoder) throws {
                         var container = encoder.container(keyedBy: CodingKeys.self)
                         try container.encodeIfPresent(self.id, forKey: .id)
-                        try Strata.TableCoding.encode(
+                        try StrataCore.TableCoding.encode(
                             self.state, {
                                 try container.encode(self.state, forKey: .state)
                             },
@@ -999,7 +999,7 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Doc, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Outer.Doc, Int64?>(key: "id")
+                        let id = StrataCore.TypedColumn<Outer.Doc, Int64?>(key: "id")
                         init() {
                         }
                     }
@@ -1035,7 +1035,7 @@ struct TableMacroExpansionTests {
                     var flag: Bool?
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -1044,7 +1044,7 @@ struct TableMacroExpansionTests {
                         ["mood", "maybe", "value", "list", "flag"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Mood.self, 0)
                         let value1 = try row.decode(MaybeID.self, 1)
                         let value2 = try row.decode(T.self, 2)
@@ -1057,7 +1057,7 @@ struct TableMacroExpansionTests {
                         self.flag = value4
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.mood, 0)
                         try parameters.encode(self.maybe, 1)
                         try parameters.encode(self.value, 2)
@@ -1081,19 +1081,19 @@ struct TableMacroExpansionTests {
                     /// Declare CodingKeys inside Note, or use a Model without @Table for custom coding.
                     init(from decoder: any Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
-                        self.mood = try Strata.TableCoding.decode(
+                        self.mood = try StrataCore.TableCoding.decode(
                             Mood.self, {
                                 try container.decode(Mood.self, forKey: .mood)
                             },
                             ifPresent: {
-                                try container.decodeIfPresent(Strata.TableCoding.wrapped(Mood.self), forKey: .mood)
+                                try container.decodeIfPresent(StrataCore.TableCoding.wrapped(Mood.self), forKey: .mood)
                             })
-                        self.maybe = try Strata.TableCoding.decode(
+                        self.maybe = try StrataCore.TableCoding.decode(
                             MaybeID.self, {
                                 try container.decode(MaybeID.self, forKey: .maybe)
                             },
                             ifPresent: {
-                                try container.decodeIfPresent(Strata.TableCoding.wrapped(MaybeID.self), forKey: .maybe)
+                                try container.decodeIfPresent(StrataCore.TableCoding.wrapped(MaybeID.self), forKey: .maybe)
                             })
                         self.value = try container.decode(T.self, forKey: .value)
                         self.list = try container.decode([T].self, forKey: .list)
@@ -1107,14 +1107,14 @@ struct TableMacroExpansionTests {
                     /// Declare CodingKeys inside Note, or use a Model without @Table for custom coding.
                     func encode(to encoder: any Encoder) throws {
                         var container = encoder.container(keyedBy: CodingKeys.self)
-                        try Strata.TableCoding.encode(
+                        try StrataCore.TableCoding.encode(
                             self.mood, {
                                 try container.encode(self.mood, forKey: .mood)
                             },
                             ifPresent: {
                                 try container.encodeIfPresent(self.mood, forKey: .mood)
                             })
-                        try Strata.TableCoding.encode(
+                        try StrataCore.TableCoding.encode(
                             self.maybe, {
                                 try container.encode(self.maybe, forKey: .maybe)
                             },
@@ -1128,11 +1128,11 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let mood = Strata.TypedColumn<Note<T>, Mood>(key: "mood")
-                        let maybe = Strata.TypedColumn<Note<T>, MaybeID>(key: "maybe")
-                        let value = Strata.TypedColumn<Note<T>, T>(key: "value")
-                        let list = Strata.TypedColumn<Note<T>, [T]>(key: "list")
-                        let flag = Strata.TypedColumn<Note<T>, Bool?>(key: "flag")
+                        let mood = StrataCore.TypedColumn<Note<T>, Mood>(key: "mood")
+                        let maybe = StrataCore.TypedColumn<Note<T>, MaybeID>(key: "maybe")
+                        let value = StrataCore.TypedColumn<Note<T>, T>(key: "value")
+                        let list = StrataCore.TypedColumn<Note<T>, [T]>(key: "list")
+                        let flag = StrataCore.TypedColumn<Note<T>, Bool?>(key: "flag")
                         init() {
                         }
                     }
@@ -1172,7 +1172,7 @@ struct TableMacroExpansionTests {
                     }
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -1181,7 +1181,7 @@ struct TableMacroExpansionTests {
                         [CodingKeys.body.stringValue, CodingKeys.id.stringValue, CodingKeys.title.stringValue]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(String?.self, 0)
                         let value1 = try row.decode(Int64?.self, 1)
                         let value2 = try row.decode(String.self, 2)
@@ -1190,7 +1190,7 @@ struct TableMacroExpansionTests {
                         self.title = value2
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.body, 0)
                         try parameters.encode(self.id, 1)
                         try parameters.encode(self.title, 2)
@@ -1222,9 +1222,9 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let body = Strata.TypedColumn<Note, String?>(key: CodingKeys.body.stringValue)
-                        let id = Strata.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
-                        let title = Strata.TypedColumn<Note, String>(key: CodingKeys.title.stringValue)
+                        let body = StrataCore.TypedColumn<Note, String?>(key: CodingKeys.body.stringValue)
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
+                        let title = StrataCore.TypedColumn<Note, String>(key: CodingKeys.title.stringValue)
                         init() {
                         }
                     }
@@ -1264,7 +1264,7 @@ struct TableMacroExpansionTests {
                     func describe() -> String { "" }
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -1274,14 +1274,14 @@ struct TableMacroExpansionTests {
                         ["id", "trace"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.trace = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.trace, 1)
                     }
@@ -1319,8 +1319,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let trace = Strata.TypedColumn<Note, String>(key: "trace")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let trace = StrataCore.TypedColumn<Note, String>(key: "trace")
                         init() {
                         }
                     }
@@ -1334,14 +1334,14 @@ struct TableMacroExpansionTests {
                         ["id", "host"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.host = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.host, 1)
                     }
@@ -1379,8 +1379,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let host = Strata.TypedColumn<Note, String>(key: "host")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let host = StrataCore.TypedColumn<Note, String>(key: "host")
                         init() {
                         }
                     }
@@ -1394,12 +1394,12 @@ struct TableMacroExpansionTests {
                         ["id"]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         self.id = value0
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                     }
 
@@ -1434,7 +1434,7 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: "id")
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
                         init() {
                         }
                     }
@@ -1479,7 +1479,7 @@ struct TableMacroExpansionTests {
                     }
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -1489,14 +1489,14 @@ struct TableMacroExpansionTests {
                         [CodingKeys.id.stringValue, CodingKeys.trace.stringValue]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.trace = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.trace, 1)
                     }
@@ -1525,8 +1525,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
-                        let trace = Strata.TypedColumn<Note, String>(key: CodingKeys.trace.stringValue)
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
+                        let trace = StrataCore.TypedColumn<Note, String>(key: CodingKeys.trace.stringValue)
                         init() {
                         }
                     }
@@ -1540,12 +1540,12 @@ struct TableMacroExpansionTests {
                         [CodingKeys.id.stringValue]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         self.id = value0
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                     }
 
@@ -1571,7 +1571,7 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
                         init() {
                         }
                     }
@@ -1608,7 +1608,7 @@ struct TableMacroExpansionTests {
                     }
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     static var tableName: String {
                         "note"
                     }
@@ -1618,14 +1618,14 @@ struct TableMacroExpansionTests {
                         [CodingKeys.id.stringValue, CodingKeys.trace.stringValue]
                     }
 
-                    init(row: Strata.RecordRow) throws {
+                    init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(String.self, 1)
                         self.id = value0
                         self.trace = value1
                     }
 
-                    func encode(to parameters: Strata.RecordParameters) throws {
+                    func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.trace, 1)
                     }
@@ -1654,8 +1654,8 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     struct Columns: Sendable {
-                        let id = Strata.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
-                        let trace = Strata.TypedColumn<Note, String>(key: CodingKeys.trace.stringValue)
+                        let id = StrataCore.TypedColumn<Note, Int64?>(key: CodingKeys.id.stringValue)
+                        let trace = StrataCore.TypedColumn<Note, String>(key: CodingKeys.trace.stringValue)
                         init() {
                         }
                     }
@@ -1690,7 +1690,7 @@ struct TableMacroExpansionTests {
                     package var flag: Bool
                 }
 
-                extension Note: Strata.Model, Strata.GeneratedRecord {
+                extension Note: StrataCore.Model, StrataCore.GeneratedRecord {
                     public static var tableName: String {
                         "note"
                     }
@@ -1699,7 +1699,7 @@ struct TableMacroExpansionTests {
                         ["id", "draft", "flag"]
                     }
 
-                    public init(row: Strata.RecordRow) throws {
+                    public init(row: some StrataCore.RecordRow) throws {
                         let value0 = try row.decode(Int64?.self, 0)
                         let value1 = try row.decode(Draft.self, 1)
                         let value2 = try row.decode(Bool.self, 2)
@@ -1708,7 +1708,7 @@ struct TableMacroExpansionTests {
                         self.flag = value2
                     }
 
-                    public func encode(to parameters: Strata.RecordParameters) throws {
+                    public func encode(to parameters: some StrataCore.RecordParameters) throws {
                         try parameters.encode(self.id, 0)
                         try parameters.encode(self.draft, 1)
                         try parameters.encode(self.flag, 2)
@@ -1731,12 +1731,12 @@ struct TableMacroExpansionTests {
                     public init(from decoder: any Decoder) throws {
                         let container = try decoder.container(keyedBy: CodingKeys.self)
                         self.id = try container.decodeIfPresent(Int64.self, forKey: .id)
-                        self.draft = try Strata.TableCoding.decode(
+                        self.draft = try StrataCore.TableCoding.decode(
                             Draft.self, {
                                 try container.decode(Draft.self, forKey: .draft)
                             },
                             ifPresent: {
-                                try container.decodeIfPresent(Strata.TableCoding.wrapped(Draft.self), forKey: .draft)
+                                try container.decodeIfPresent(StrataCore.TableCoding.wrapped(Draft.self), forKey: .draft)
                             })
                         self.flag = try container.decode(Bool.self, forKey: .flag)
                     }
@@ -1749,7 +1749,7 @@ struct TableMacroExpansionTests {
                     public func encode(to encoder: any Encoder) throws {
                         var container = encoder.container(keyedBy: CodingKeys.self)
                         try container.encodeIfPresent(self.id, forKey: .id)
-                        try Strata.TableCoding.encode(
+                        try StrataCore.TableCoding.encode(
                             self.draft, {
                                 try container.encode(self.draft, forKey: .draft)
                             },
@@ -1761,9 +1761,9 @@ struct TableMacroExpansionTests {
 
                     /// The typed columns of Note, one per coded property that is not private.
                     public struct Columns: Sendable {
-                        public let id = Strata.TypedColumn<Note, Int64?>(key: "id")
-                        let draft = Strata.TypedColumn<Note, Draft>(key: "draft")
-                        package let flag = Strata.TypedColumn<Note, Bool>(key: "flag")
+                        public let id = StrataCore.TypedColumn<Note, Int64?>(key: "id")
+                        let draft = StrataCore.TypedColumn<Note, Draft>(key: "draft")
+                        package let flag = StrataCore.TypedColumn<Note, Bool>(key: "flag")
                         public init() {
                         }
                     }

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataRecord
 
 /// The workload's record with `@Table`: the same struct as `StrataItem`, read and written by generated code.

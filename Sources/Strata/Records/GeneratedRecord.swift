@@ -1,132 +1,18 @@
 public import Foundation
 
-/// A `Model` whose rows and parameters are read and written by code that the `@Table` macro generated
-/// (`import StrataRecord`), column by index, instead of through `Codable`'s keyed containers.
-///
-/// You do not conform to it by hand: `@Table("note")` on a struct writes the conformance. `RowDecoder`,
-/// `StatementEncoder`, `fetchAll`/`fetchOne`/`fetchCursor`, `find`, `insert`/`update`/`upsert`/`delete` and
-/// requests use the generated code whenever a type has it, decided once per call, and the result is exactly what
-/// the type's `Codable` conformance gives: the same columns, values and errors.
-public protocol GeneratedRecord: Model {
-    /// The coding keys of the stored properties that are read or written, in the order `Codable` codes them (the
-    /// cases of `CodingKeys`, or the declarations): the position of a key here is the number the generated code passes
-    /// to ``RecordRow`` and ``RecordParameters``.
-    static var recordKeys: [String] { get }
+/// SQLite's ``RecordRow``: the statement's current row, the columns of the record's keys looked up once per
+/// statement in its coding cache. Its reads are StrataCore's (`ColumnRecordRow`), specialized here for SQLite's
+/// reader; code outside this module sees it as `some RecordRow` and calls them through the conformance.
+struct StatementRecordRow: ColumnRecordRow {
+    let context: RowContext<RowReader>
 
-    /// Reads the current row: one `decode(_:_:)` of ``RecordRow`` per decoded property, in the order of
-    /// ``recordKeys``.
-    init(row: RecordRow) throws
-
-    /// Binds the statement's parameters: one `encode(_:_:)` of ``RecordParameters`` per encoded property, in the
-    /// order of ``recordKeys``.
-    func encode(to parameters: RecordParameters) throws
-}
-
-/// The row a generated record reads, column by the position of its key in ``GeneratedRecord/recordKeys``.
-///
-/// The columns were looked up by name once for the statement, through the decoder's key strategy; each read is
-/// what the keyed container of `RowDecoder` does for the same key and type: a missing column is an error, or
-/// nil for an optional; NULL is nil for an optional; errors name the column, the stored type and the expected type.
-public struct RecordRow {
-    let row: RowContext<RowReader>
-
-    /// The column of the `key`-th key, nil when the row has none.
     @inline(__always)
-    private func column(_ key: Int) -> Int? {
-        let index = row.reader.cache.recordColumn(at: key)
+    func column(ofRecordKey key: Int) -> Int? {
+        let index = context.reader.cache.recordColumn(at: key)
         return index >= 0 ? Int(index) : nil
     }
 
-    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(row.reader.cache.recordColumnKey(at: key)) }
-
-    public func decode(_ type: Bool.Type, _ key: Int) throws -> Bool {
-        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeBool(at: $0) }
-    }
-    public func decode(_ type: String.Type, _ key: Int) throws -> String {
-        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeString(at: $0) }
-    }
-    public func decode(_ type: Double.Type, _ key: Int) throws -> Double {
-        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeDouble(at: $0) }
-    }
-    public func decode(_ type: Float.Type, _ key: Int) throws -> Float {
-        try row.read(at: index(key), key: codingKey(key)) { try row.reader.decodeFloat(at: $0) }
-    }
-    public func decode(_ type: Int.Type, _ key: Int) throws -> Int { try integer(key) }
-    public func decode(_ type: Int8.Type, _ key: Int) throws -> Int8 { try integer(key) }
-    public func decode(_ type: Int16.Type, _ key: Int) throws -> Int16 { try integer(key) }
-    public func decode(_ type: Int32.Type, _ key: Int) throws -> Int32 { try integer(key) }
-    public func decode(_ type: Int64.Type, _ key: Int) throws -> Int64 { try integer(key) }
-    public func decode(_ type: UInt.Type, _ key: Int) throws -> UInt { try integer(key) }
-    public func decode(_ type: UInt8.Type, _ key: Int) throws -> UInt8 { try integer(key) }
-    public func decode(_ type: UInt16.Type, _ key: Int) throws -> UInt16 { try integer(key) }
-    public func decode(_ type: UInt32.Type, _ key: Int) throws -> UInt32 { try integer(key) }
-    public func decode(_ type: UInt64.Type, _ key: Int) throws -> UInt64 { try integer(key) }
-    // Data and Date read as the generic path reads them, in code specialized for them.
-    public func decode(_ type: Data.Type, _ key: Int) throws -> Data { try value(key) }
-    public func decode(_ type: Date.Type, _ key: Int) throws -> Date { try value(key) }
-    public func decode<T: Decodable>(_ type: T.Type, _ key: Int) throws -> T { try value(key) }
-
-    // MARK: Optionals: a missing column or NULL is nil
-
-    public func decode(_ type: Bool?.Type, _ key: Int) throws -> Bool? {
-        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeBool(at: $0) } }
-    }
-    public func decode(_ type: String?.Type, _ key: Int) throws -> String? {
-        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeString(at: $0) } }
-    }
-    public func decode(_ type: Double?.Type, _ key: Int) throws -> Double? {
-        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeDouble(at: $0) } }
-    }
-    public func decode(_ type: Float?.Type, _ key: Int) throws -> Float? {
-        try present(key).map { try row.read(at: $0, key: codingKey(key)) { try row.reader.decodeFloat(at: $0) } }
-    }
-    public func decode(_ type: Int?.Type, _ key: Int) throws -> Int? { try integerIfPresent(key) }
-    public func decode(_ type: Int8?.Type, _ key: Int) throws -> Int8? { try integerIfPresent(key) }
-    public func decode(_ type: Int16?.Type, _ key: Int) throws -> Int16? { try integerIfPresent(key) }
-    public func decode(_ type: Int32?.Type, _ key: Int) throws -> Int32? { try integerIfPresent(key) }
-    public func decode(_ type: Int64?.Type, _ key: Int) throws -> Int64? { try integerIfPresent(key) }
-    public func decode(_ type: UInt?.Type, _ key: Int) throws -> UInt? { try integerIfPresent(key) }
-    public func decode(_ type: UInt8?.Type, _ key: Int) throws -> UInt8? { try integerIfPresent(key) }
-    public func decode(_ type: UInt16?.Type, _ key: Int) throws -> UInt16? { try integerIfPresent(key) }
-    public func decode(_ type: UInt32?.Type, _ key: Int) throws -> UInt32? { try integerIfPresent(key) }
-    public func decode(_ type: UInt64?.Type, _ key: Int) throws -> UInt64? { try integerIfPresent(key) }
-    public func decode(_ type: Data?.Type, _ key: Int) throws -> Data? { try valueIfPresent(key) }
-    public func decode(_ type: Date?.Type, _ key: Int) throws -> Date? { try valueIfPresent(key) }
-    public func decode<T: Decodable>(_ type: T?.Type, _ key: Int) throws -> T? { try valueIfPresent(key) }
-
-    /// The column of the `key`-th key, or the error of a missing one.
-    @inline(__always)
-    private func index(_ key: Int) throws -> Int {
-        guard let index = column(key) else { throw row.keyNotFound(codingKey(key)) }
-        return index
-    }
-
-    /// The column of the `key`-th key, nil when the row has none or its value is NULL.
-    @inline(__always)
-    private func present(_ key: Int) -> Int? {
-        guard let index = column(key), !row.reader.isNull(at: index) else { return nil }
-        return index
-    }
-
-    @inline(__always)
-    private func value<T: Decodable>(_ key: Int) throws -> T {
-        try row.value(T.self, at: index(key), key: codingKey(key))
-    }
-
-    @inline(__always)
-    private func valueIfPresent<T: Decodable>(_ key: Int) throws -> T? {
-        try present(key).map { try row.value(T.self, at: $0, key: codingKey(key)) }
-    }
-
-    @inline(__always)
-    private func integer<T: FixedWidthInteger>(_ key: Int) throws -> T {
-        try row.integer(T.self, at: index(key), key: codingKey(key))
-    }
-
-    @inline(__always)
-    private func integerIfPresent<T: FixedWidthInteger>(_ key: Int) throws -> T? {
-        try present(key).map { try row.integer(T.self, at: $0, key: codingKey(key)) }
-    }
+    func recordKey(_ key: Int) -> String { context.reader.cache.recordColumnKey(at: key) }
 }
 
 /// The parameters a generated record binds, by the position of its key in ``GeneratedRecord/recordKeys``.
@@ -134,7 +20,8 @@ public struct RecordRow {
 /// The parameters were looked up by name once for the statement; each bind is what the keyed container of
 /// `StatementEncoder` does for the same key and value: a key the statement has no parameter for is skipped,
 /// nil binds NULL, nested values bind JSON, errors name the parameter.
-public struct RecordParameters {
+@usableFromInline
+struct StatementRecordParameters: RecordParameters {
     let writer: ParameterWriter
     /// Binds by index when the keys are the statement's parameters in order (`recordKeysInParameterOrder` of the
     /// coding cache, here `indexedKeys`): key `n` binds parameter `n + 1`, with no look-up or bookkeeping, and falls
@@ -245,23 +132,13 @@ public struct RecordParameters {
     }
 }
 
-/// The coding key of a generated record's property, for error messages and coding paths.
-struct RecordKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-
-    init(_ stringValue: String) { self.stringValue = stringValue }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
 // MARK: Wiring
 
 extension StatementDecoding {
     /// The current row for `R`'s generated reader, in code specialized for `R`: its columns are looked up once per
     /// statement (and again if the statement's columns change).
     @usableFromInline
-    func recordRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
+    func recordRow<R: GeneratedRecord>(_ type: R.Type) -> some RecordRow {
         reader.beginRow()
         return preparedRow(R.self)
     }
@@ -274,10 +151,10 @@ extension StatementDecoding {
 
     /// The current row for `R`, the columns of its keys looked up if this statement has not looked them up for it.
     @inline(__always)
-    private func preparedRow<R: GeneratedRecord>(_ type: R.Type) -> RecordRow {
+    private func preparedRow<R: GeneratedRecord>(_ type: R.Type) -> StatementRecordRow {
         reader.cache.prepareColumns(
             for: R.self, mapping: reader.mapping, statement: reader.statement, in: reader.columns)
-        return RecordRow(row: row)
+        return StatementRecordRow(context: row)
     }
 }
 
@@ -296,13 +173,13 @@ extension ParameterWriter {
     /// The parameters `R`'s generated writer binds on this pass, the statement's parameters of its keys looked up if
     /// this statement has not looked them up for it.
     @inline(__always)
-    func recordParameters<R: GeneratedRecord>(for type: R.Type) -> RecordParameters {
+    func recordParameters<R: GeneratedRecord>(for type: R.Type) -> StatementRecordParameters {
         cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
         tracksBound = !cache.recordKeysBindEveryParameter
-        return RecordParameters(writer: self)
+        return StatementRecordParameters(writer: self)
     }
 }
 
 /// A generated record's writer, called from code specialized for the record's type.
 @usableFromInline
-typealias GeneratedBinding<T> = (T, RecordParameters) throws -> Void
+typealias GeneratedBinding<T> = (T, StatementRecordParameters) throws -> Void

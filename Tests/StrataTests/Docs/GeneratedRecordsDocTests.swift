@@ -1,5 +1,6 @@
 // swift-format-ignore-file
 import Foundation
+import Strata
 import StrataRecord
 import Testing
 

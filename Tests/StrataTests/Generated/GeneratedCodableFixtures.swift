@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataRecord
 
 // The `@Table` types of the Codable differential tests, each with a twin: the same declaration without `@Table`,

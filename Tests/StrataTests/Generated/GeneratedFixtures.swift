@@ -265,13 +265,13 @@ struct GProbe: GeneratedRecord, Equatable {
         try container.encode("codable", forKey: .writer)
     }
 
-    init(row: RecordRow) throws {
+    init(row: some RecordRow) throws {
         id = try row.decode(Int64?.self, 0)
         name = try row.decode(String.self, 1)
         reader = "generated"
     }
 
-    func encode(to parameters: RecordParameters) throws {
+    func encode(to parameters: some RecordParameters) throws {
         try parameters.encode(id, 0)
         try parameters.encode(name, 1)
         try parameters.encode("generated", 2)

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataRecord
 import Testing
 
