@@ -173,6 +173,8 @@ let package = Package(
             name: "StrataPostgresTests",
             dependencies: [
                 "Strata", "StrataPostgres", "StrataTesting",
+                // For `@Table` records on PostgreSQL.
+                "StrataRecord",
                 // Only for the unit tests of the numeric reader, which build cells by hand.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Only for the test that runs a pool in a ServiceGroup.

@@ -57,6 +57,11 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// non-optional, a value out of range, a missing column.
     case decoding
 
+    /// A ``GeneratedRecord`` (what `@Table` writes) read and bound by its generated code through `insert`, `update`,
+    /// `insert(contentsOf:)`, `find`, `fetchAll` of the type, of a request and of SQL, with the values and the
+    /// decoding errors of its `Codable` conformance.
+    case generatedRecords
+
     public var description: String { rawValue }
 
     /// Runs the check on a fresh writer of `backend`, then closes and disposes of it.
@@ -105,6 +110,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .migrations: try await Checks.migrations(writer)
         case .stream: try await Checks.stream(writer, concurrent: backend.readsRunBesideWrites)
         case .decoding: try await DecodingChecks.run(writer)
+        case .generatedRecords: try await GeneratedRecordChecks.run(writer, of: backend)
         }
     }
 }
@@ -120,7 +126,7 @@ struct ConformanceNote: Model, Equatable, Sendable {
 
 extension SQL.StringInterpolation {
     /// SQL text from the backend, spliced as it is: a column definition.
-    fileprivate mutating func appendInterpolation(raw text: String) {
+    mutating func appendInterpolation(raw text: String) {
         appendInterpolation(SQL(sql: text))
     }
 }

@@ -1,8 +1,9 @@
 public import Foundation
 
 /// SQLite's ``RecordRow``: the statement's current row, the columns of the record's keys looked up once per
-/// statement in its coding cache. Its reads are StrataCore's (`ColumnRecordRow`), specialized here for SQLite's
-/// reader; code outside this module sees it as `some RecordRow` and calls them through the conformance.
+/// statement in its coding cache. The generic fetches of a generated record, inlined into the caller's module, call
+/// its reads directly (an opaque `some RecordRow` would cost a metadata lookup per row).
+@usableFromInline
 struct StatementRecordRow: ColumnRecordRow {
     let context: RowContext<RowReader>
 
@@ -13,6 +14,96 @@ struct StatementRecordRow: ColumnRecordRow {
     }
 
     func recordKey(_ key: Int) -> String { context.reader.cache.recordColumnKey(at: key) }
+
+    // The witnesses of `RecordRow`: what the keyed container reads for the key (`RowContext`'s reads), by the
+    // column found for it. Written out in this concrete type so that they are specialized for its reader.
+    public func decode(_ type: Bool.Type, _ key: Int) throws -> Bool {
+        try context.read(at: column(key), key: codingKey(key)) { try context.reader.decodeBool(at: $0) }
+    }
+    public func decode(_ type: String.Type, _ key: Int) throws -> String {
+        try context.read(at: column(key), key: codingKey(key)) { try context.reader.decodeString(at: $0) }
+    }
+    public func decode(_ type: Double.Type, _ key: Int) throws -> Double {
+        try context.read(at: column(key), key: codingKey(key)) { try context.reader.decodeDouble(at: $0) }
+    }
+    public func decode(_ type: Float.Type, _ key: Int) throws -> Float {
+        try context.read(at: column(key), key: codingKey(key)) { try context.reader.decodeFloat(at: $0) }
+    }
+    public func decode(_ type: Int.Type, _ key: Int) throws -> Int { try integer(key) }
+    public func decode(_ type: Int8.Type, _ key: Int) throws -> Int8 { try integer(key) }
+    public func decode(_ type: Int16.Type, _ key: Int) throws -> Int16 { try integer(key) }
+    public func decode(_ type: Int32.Type, _ key: Int) throws -> Int32 { try integer(key) }
+    public func decode(_ type: Int64.Type, _ key: Int) throws -> Int64 { try integer(key) }
+    public func decode(_ type: UInt.Type, _ key: Int) throws -> UInt { try integer(key) }
+    public func decode(_ type: UInt8.Type, _ key: Int) throws -> UInt8 { try integer(key) }
+    public func decode(_ type: UInt16.Type, _ key: Int) throws -> UInt16 { try integer(key) }
+    public func decode(_ type: UInt32.Type, _ key: Int) throws -> UInt32 { try integer(key) }
+    public func decode(_ type: UInt64.Type, _ key: Int) throws -> UInt64 { try integer(key) }
+    public func decode(_ type: Data.Type, _ key: Int) throws -> Data { try value(key) }
+    public func decode(_ type: Date.Type, _ key: Int) throws -> Date { try value(key) }
+    public func decode<T: Decodable>(_ type: T.Type, _ key: Int) throws -> T { try value(key) }
+
+    public func decode(_ type: Bool?.Type, _ key: Int) throws -> Bool? {
+        try present(key).map { try context.read(at: $0, key: codingKey(key)) { try context.reader.decodeBool(at: $0) } }
+    }
+    public func decode(_ type: String?.Type, _ key: Int) throws -> String? {
+        try present(key).map {
+            try context.read(at: $0, key: codingKey(key)) { try context.reader.decodeString(at: $0) }
+        }
+    }
+    public func decode(_ type: Double?.Type, _ key: Int) throws -> Double? {
+        try present(key).map {
+            try context.read(at: $0, key: codingKey(key)) { try context.reader.decodeDouble(at: $0) }
+        }
+    }
+    public func decode(_ type: Float?.Type, _ key: Int) throws -> Float? {
+        try present(key).map {
+            try context.read(at: $0, key: codingKey(key)) { try context.reader.decodeFloat(at: $0) }
+        }
+    }
+    public func decode(_ type: Int?.Type, _ key: Int) throws -> Int? { try integerIfPresent(key) }
+    public func decode(_ type: Int8?.Type, _ key: Int) throws -> Int8? { try integerIfPresent(key) }
+    public func decode(_ type: Int16?.Type, _ key: Int) throws -> Int16? { try integerIfPresent(key) }
+    public func decode(_ type: Int32?.Type, _ key: Int) throws -> Int32? { try integerIfPresent(key) }
+    public func decode(_ type: Int64?.Type, _ key: Int) throws -> Int64? { try integerIfPresent(key) }
+    public func decode(_ type: UInt?.Type, _ key: Int) throws -> UInt? { try integerIfPresent(key) }
+    public func decode(_ type: UInt8?.Type, _ key: Int) throws -> UInt8? { try integerIfPresent(key) }
+    public func decode(_ type: UInt16?.Type, _ key: Int) throws -> UInt16? { try integerIfPresent(key) }
+    public func decode(_ type: UInt32?.Type, _ key: Int) throws -> UInt32? { try integerIfPresent(key) }
+    public func decode(_ type: UInt64?.Type, _ key: Int) throws -> UInt64? { try integerIfPresent(key) }
+    public func decode(_ type: Data?.Type, _ key: Int) throws -> Data? { try valueIfPresent(key) }
+    public func decode(_ type: Date?.Type, _ key: Int) throws -> Date? { try valueIfPresent(key) }
+    public func decode<T: Decodable>(_ type: T?.Type, _ key: Int) throws -> T? { try valueIfPresent(key) }
+
+    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(recordKey(key)) }
+
+    @inline(__always)
+    private func column(_ key: Int) throws -> Int {
+        try context.recordColumn(column(ofRecordKey: key), key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func present(_ key: Int) -> Int? { context.presentRecordColumn(column(ofRecordKey: key)) }
+
+    @inline(__always)
+    private func integer<I: FixedWidthInteger>(_ key: Int) throws -> I {
+        try context.integer(I.self, at: column(key), key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func integerIfPresent<I: FixedWidthInteger>(_ key: Int) throws -> I? {
+        try present(key).map { try context.integer(I.self, at: $0, key: codingKey(key)) }
+    }
+
+    @inline(__always)
+    private func value<T: Decodable>(_ key: Int) throws -> T {
+        try context.value(T.self, at: column(key), key: codingKey(key))
+    }
+
+    @inline(__always)
+    private func valueIfPresent<T: Decodable>(_ key: Int) throws -> T? {
+        try present(key).map { try context.value(T.self, at: $0, key: codingKey(key)) }
+    }
 }
 
 /// The parameters a generated record binds, by the position of its key in ``GeneratedRecord/recordKeys``.
@@ -138,7 +229,7 @@ extension StatementDecoding {
     /// The current row for `R`'s generated reader, in code specialized for `R`: its columns are looked up once per
     /// statement (and again if the statement's columns change).
     @usableFromInline
-    func recordRow<R: GeneratedRecord>(_ type: R.Type) -> some RecordRow {
+    func recordRow<R: GeneratedRecord>(_ type: R.Type) -> StatementRecordRow {
         reader.beginRow()
         return preparedRow(R.self)
     }

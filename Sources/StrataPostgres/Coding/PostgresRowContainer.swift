@@ -117,24 +117,54 @@ struct PostgresRowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// The `Decoder` a value's `init(from:)` sees for a PostgreSQL row: StrataCore's row decoding, with this backend's
 /// keyed container. One serves the rows of a result one after another, keeping the container the first row made.
 final class PostgresRowDecoding: Decoder {
-    /// The row's columns, and the reads the containers share.
     let row: RowContext<PostgresRowReader>
+    /// Whether a ``GeneratedRecord`` is read by its generated code (see `RowDecoder`).
+    private let usesGeneratedCode: Bool
     @exclusivity(unchecked) private var containers = ContainerCache()
+    /// The last type decoded, and its generated reader's keys when it has one: decided once per type, not per row.
+    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastRecord: (type: any GeneratedRecord.Type, keys: [String])?
 
-    init(reader: PostgresRowReader, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
+    init(reader: PostgresRowReader, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any], usesGeneratedCode: Bool) {
         row = RowContext(reader: reader, mapping: mapping, userInfo: userInfo)
+        self.usesGeneratedCode = usesGeneratedCode
     }
 
-    /// The reader of the row's columns.
     var reader: PostgresRowReader { row.reader }
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { row.userInfo }
 
-    /// Starts the next row.
     func beginRow() { row.reader.beginRow() }
 
-    /// Decodes a `T` from the current row.
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try row.decodeRow(T.self, from: self) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // A one-column row of a storable type reads as that value, even for a type that also has generated code.
+        if row.reader.columnCount != 1 || !(T.self is any DatabaseValueConvertible.Type),
+            let record = generatedRecord(T.self)
+        {
+            return try decodeGenerated(record.type, keys: record.keys, as: T.self)
+        }
+        return try row.decodeRow(T.self, from: self)
+    }
+
+    /// `T` as a ``GeneratedRecord`` and its keys, nil when it has no generated reader.
+    private func generatedRecord<T>(_ type: T.Type) -> (type: any GeneratedRecord.Type, keys: [String])? {
+        let identifier = ObjectIdentifier(T.self)
+        if identifier != lastType {
+            lastType = identifier
+            lastRecord = (usesGeneratedCode ? T.self as? any GeneratedRecord.Type : nil).map { ($0, $0.recordKeys) }
+        }
+        return lastRecord
+    }
+
+    /// Reads the current row through `R`'s generated reader; `R` is `T`.
+    private func decodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, keys: [String], as type: T.Type) throws
+        -> T
+    {
+        guard let value = try R(row: PostgresRecordRow(context: row, keys: keys)) as? T else {
+            throw DatabaseError(code: .typeMismatch, message: "could not decode \(T.self) through \(R.self)")
+        }
+        return value
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         containers.container { KeyedDecodingContainer(PostgresRowContainer<Key>(row: row)) }

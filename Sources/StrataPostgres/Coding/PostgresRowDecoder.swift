@@ -35,6 +35,8 @@ struct PostgresRowDecoder: Sendable {
     let mapping: KeyMapping
     /// Contextual information for custom `init(from:)` implementations.
     let userInfo: [CodingUserInfoKey: any Sendable]
+    /// Whether a ``GeneratedRecord`` is read by its generated code.
+    let usesGeneratedCode: Bool
 
     /// The decoder of `decoder`'s settings for rows of `T`: with the key strategy of `T` when `T` is a ``Model``
     /// and `decoder` set none, as on SQLite. Its date, array and UUID strategies describe SQLite storage and are not
@@ -43,6 +45,7 @@ struct PostgresRowDecoder: Sendable {
         let decoder = decoder.forRows(of: T.self)
         mapping = decoder.keyDecodingStrategy.mapping
         userInfo = decoder.userInfo
+        usesGeneratedCode = decoder.usesGeneratedCode
     }
 
     /// Decodes one row.
@@ -55,7 +58,8 @@ struct PostgresRowDecoder: Sendable {
         _ type: T.Type, cells: [PostgresCell], columns: PostgresColumns, part: Range<Int>? = nil
     ) throws -> T {
         let reader = PostgresRowReader(cells: cells, columns: columns, mapping: mapping, part: part)
-        let decoding = PostgresRowDecoding(reader: reader, mapping: mapping, userInfo: userInfo)
+        let decoding = PostgresRowDecoding(
+            reader: reader, mapping: mapping, userInfo: userInfo, usesGeneratedCode: usesGeneratedCode)
         decoding.beginRow()
         return try decoding.decode(T.self)
     }
@@ -97,7 +101,7 @@ struct PostgresResultDecoder<T: Decodable> {
             self.decoding
             ?? PostgresRowDecoding(
                 reader: PostgresRowReader(layout: PostgresRowLayout(row: row), mapping: decoder.mapping),
-                mapping: decoder.mapping, userInfo: decoder.userInfo)
+                mapping: decoder.mapping, userInfo: decoder.userInfo, usesGeneratedCode: decoder.usesGeneratedCode)
         self.decoding = nil
         decoding.reader.load(row)
         decoding.beginRow()
@@ -111,7 +115,8 @@ struct PostgresResultDecoder<T: Decodable> {
         // the columns the keys found.
         if !isKnownUniquelyReferenced(&decoding) {
             decoding = PostgresRowDecoding(
-                reader: decoding.reader.successor(), mapping: decoder.mapping, userInfo: decoder.userInfo)
+                reader: decoding.reader.successor(), mapping: decoder.mapping, userInfo: decoder.userInfo,
+                usesGeneratedCode: decoder.usesGeneratedCode)
         }
         self.decoding = decoding
     }
