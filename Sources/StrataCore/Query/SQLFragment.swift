@@ -4,7 +4,8 @@
 ///
 /// A dialect names the nearer of the two (``SQLDialect/syntax``).
 public enum SQLSyntax: Sendable {
-    /// SQLite: `'...'`, `"..."`, `[...]`, `` `...` ``, `--`, `/* */`; `:name`, `@name` and `$name` parameters.
+    /// SQLite: `'...'`, `"..."`, `[...]`, names in backquotes, `--`, `/* */`; `:name`, `@name` and `$name`
+    /// parameters.
     case sqlite
     /// PostgreSQL: `'...'`, `E'...'`, `"..."`, `$tag$...$tag$`, `--`, nested `/* */`, `::type`; `:name` parameters
     /// and `$n` positional ones.
