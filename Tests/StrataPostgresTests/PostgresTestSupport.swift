@@ -44,10 +44,10 @@ enum PostgresTestServer {
     /// connecting with that `application_name`, so that a test can tell where a read ran. `settings` are more
     /// `-c name=value` options for the pool's connections (`-c TimeZone=Asia/Tokyo`). `url` is another server or
     /// role than `STRATA_POSTGRES_URL`'s (the schema is then created by that role), and `applicationName` names the
-    /// primary's connections (`strata-primary` by default).
+    /// primary's connections (`strata-primary` by default). `observability` is the pool's.
     static func withPool<Result: Sendable>(
         connections: Int = 4, replicaNames: [String] = [], settings: String = "", url: String? = nil,
-        applicationName: String = "strata-primary",
+        applicationName: String = "strata-primary", observability: DatabaseObservability = DatabaseObservability(),
         _ body: @Sendable (PostgresPool) async throws -> Result
     ) async throws -> Result {
         let url = try url ?? requireURL()
@@ -57,7 +57,8 @@ enum PostgresTestServer {
         let admin = try PostgresPool(url: url, connections: 1)
         let pool = try PostgresPool(
             url: try adding("application_name", applicationName, to: scoped), connections: connections,
-            replicas: try replicaNames.map { try adding("application_name", $0, to: scoped) })
+            replicas: try replicaNames.map { try adding("application_name", $0, to: scoped) },
+            observability: observability)
         let result: Swift.Result<Result, any Error>
         do {
             try await admin.write { db in try await db.execute(query: "CREATE SCHEMA \"\(schema)\"") }

@@ -39,8 +39,13 @@ public struct JoinRequest<First: Model, Second: Model>: Sendable {
         JoinRequest3(base: base.adding(third.reference, on: condition, isLeft: false))
     }
 
-    /// The SQL the request runs.
-    public var sql: String { base.sql }
+    /// The SQL the request runs on SQLite, with `?` for each bound value: `sql(for: SQLiteDialect())`.
+    public var sql: String { sql(for: SQLiteDialect()) }
+
+    /// The SQL the request runs on the backend that speaks `dialect` (see ``QueryRequest/sql(for:)``): every
+    /// column of each table, with a `NULL AS "strata_join_separator"` column between two tables' columns, where
+    /// Strata splits each row between the models.
+    public func sql(for dialect: some SQLDialect) -> String { base.joinSQL(for: dialect) }
 }
 
 /// A request on one model's table left-joined with another's: the second model is nil where no row matched.
@@ -62,8 +67,13 @@ public struct LeftJoinRequest<First: Model, Second: Model>: Sendable {
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int? = nil) -> Self { Self(base: base.limit(count, offset: offset)) }
 
-    /// The SQL the request runs.
-    public var sql: String { base.sql }
+    /// The SQL the request runs on SQLite, with `?` for each bound value: `sql(for: SQLiteDialect())`.
+    public var sql: String { sql(for: SQLiteDialect()) }
+
+    /// The SQL the request runs on the backend that speaks `dialect` (see ``QueryRequest/sql(for:)``): every
+    /// column of each table, with a `NULL AS "strata_join_separator"` column between two tables' columns, where
+    /// Strata splits each row between the models.
+    public func sql(for dialect: some SQLDialect) -> String { base.joinSQL(for: dialect) }
 }
 
 /// A request joining three models' tables: its rows decode into triples.
@@ -81,8 +91,13 @@ public struct JoinRequest3<First: Model, Second: Model, Third: Model>: Sendable 
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int? = nil) -> Self { Self(base: base.limit(count, offset: offset)) }
 
-    /// The SQL the request runs.
-    public var sql: String { base.sql }
+    /// The SQL the request runs on SQLite, with `?` for each bound value: `sql(for: SQLiteDialect())`.
+    public var sql: String { sql(for: SQLiteDialect()) }
+
+    /// The SQL the request runs on the backend that speaks `dialect` (see ``QueryRequest/sql(for:)``): every
+    /// column of each table, with a `NULL AS "strata_join_separator"` column between two tables' columns, where
+    /// Strata splits each row between the models.
+    public func sql(for dialect: some SQLDialect) -> String { base.joinSQL(for: dialect) }
 }
 
 extension QueryRequest {

@@ -84,10 +84,40 @@ public struct QueryRequest<Record: Model>: Sendable {
         return copy
     }
 
-    /// The SQL the request runs on SQLite, with `?` for each bound value: for logs and tests. PostgreSQL runs the
-    /// same request with `$1`, `$2`... in place of the `?`s.
+    /// The SQL the request runs on SQLite, with `?` for each bound value: for logs and tests. The same as
+    /// `sql(for: SQLiteDialect())`; ``sql(for:)`` shows another backend's text.
     public var sql: String {
-        renderSelect(dialect: SQLiteDialect()).sql
+        sql(for: SQLiteDialect())
+    }
+
+    /// The SQL the request runs on the backend that speaks `dialect`: the text that backend sends, placeholders
+    /// and all, for logs and tests. The values are bound apart from it and never appear in it.
+    ///
+    /// ```swift
+    /// let request = Note.filter(Column("mood") == "happy").order(Column("createdAt").desc).limit(10)
+    /// print(request.sql(for: PostgresDialect()))
+    /// // SELECT "note".* FROM "note" WHERE "note"."mood" = $1 ORDER BY "note"."createdAt" DESC NULLS LAST LIMIT $2
+    /// ```
+    ///
+    /// A request that cannot run (a negative limit, an identifier with a NUL character) still shows its text; it
+    /// throws when it runs.
+    public func sql(for dialect: some SQLDialect) -> String {
+        Self.statementText(renderSelect(dialect: dialect), dialect: dialect)
+    }
+
+    /// The text of the request's join `SELECT` (``renderJoinSelect(separator:dialect:)``) that `dialect`'s backend
+    /// sends.
+    package func joinSQL(for dialect: some SQLDialect) -> String {
+        Self.statementText(renderJoinSelect(dialect: dialect), dialect: dialect)
+    }
+
+    /// What `dialect`'s backend sends for a rendered statement; the rendered text when it cannot send it (running
+    /// it throws then).
+    package static func statementText(
+        _ statement: (sql: String, rendered: RenderedSQL, failure: DatabaseError?), dialect: some SQLDialect
+    ) -> String {
+        (try? dialect.statementText(statement.sql, positionalValues: statement.rendered.positional.count))
+            ?? statement.sql
     }
 
     // MARK: Rendering
@@ -197,7 +227,7 @@ public struct QueryRequest<Record: Model>: Sendable {
             renderer.append(" ORDER BY ")
             for (offset, ordering) in orderings.enumerated() {
                 if offset > 0 { renderer.append(", ") }
-                renderer.appendOrdering(ordering)
+                renderer.appendOrdering(ordering, neverNull: isOwnPrimaryKey(ordering.expression.node))
             }
         }
         if let limit {
@@ -210,6 +240,15 @@ public struct QueryRequest<Record: Model>: Sendable {
                 renderer.appendValue(SQLValue(offset))
             }
         }
+    }
+
+    /// Whether `node` is the model's primary key column in its own table, which is never NULL: a primary key is
+    /// `NOT NULL` in PostgreSQL, and the request's own rows are never the NULL side of a join. Ordering by it needs
+    /// no `NULLS` clause, which would keep PostgreSQL from reading the key's index.
+    func isOwnPrimaryKey(_ node: SQLExpression.Node) -> Bool {
+        guard case .column(let name, let table) = node, name == Record.primaryKeyColumn else { return false }
+        guard let table else { return true }
+        return table.type == ObjectIdentifier(Record.self) && table.alias == nil
     }
 
     package func appendWhere(to renderer: inout SQLRenderer) {

@@ -1,7 +1,11 @@
 /// How a dialect writes what a scanner of its SQL must skip: string literals, quoted identifiers, comments, and in
-/// PostgreSQL dollar-quoted strings and `::` casts.
-package enum SQLSyntax: Sendable {
-    /// SQLite: `'...'`, `"..."`, `[...]`, `` `...` ``, `--`, `/* */`; `:name`, `@name` and `$name` parameters.
+/// PostgreSQL dollar-quoted strings and `::` casts. Strata reads a raw fragment (`filter(sql:)`) with it, to find the
+/// fragment's own `?` placeholders and renumber them into the request.
+///
+/// A dialect names the nearer of the two (``SQLDialect/syntax``).
+public enum SQLSyntax: Sendable {
+    /// SQLite: `'...'`, `"..."`, `[...]`, names in backquotes, `--`, `/* */`; `:name`, `@name` and `$name`
+    /// parameters.
     case sqlite
     /// PostgreSQL: `'...'`, `E'...'`, `"..."`, `$tag$...$tag$`, `--`, nested `/* */`, `::type`; `:name` parameters
     /// and `$n` positional ones.

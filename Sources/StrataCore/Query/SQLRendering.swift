@@ -1,36 +1,72 @@
 internal import Foundation
 
-/// How a backend spells what differs between SQL dialects. Requests, expressions and records render through it
-/// and never touch a database API, so a second backend is a second dialect, not a fork.
-package protocol SQLDialect: Sendable {
+/// How a backend spells what differs between SQL dialects: requests, expressions and records render through it and
+/// never touch a database API, so a backend is a dialect and a driver, not a fork of the library.
+///
+/// Strata's backends each have one: ``SQLiteDialect`` (here, since ``QueryRequest/sql`` shows SQLite's text) and
+/// `PostgresDialect` (in StrataPostgres). Give one to a request's `sql(for:)` to see the SQL that request runs on
+/// that backend:
+///
+/// ```swift
+/// let request = Note.filter(Column("mood") == "happy").order(Column("createdAt").desc).limit(10)
+/// request.sql(for: SQLiteDialect())
+/// // SELECT "note".* FROM "note" WHERE "note"."mood" = ? ORDER BY "note"."createdAt" DESC LIMIT ?
+/// request.sql(for: PostgresDialect())
+/// // SELECT "note".* FROM "note" WHERE "note"."mood" = $1 ORDER BY "note"."createdAt" DESC NULLS LAST LIMIT $2
+/// ```
+///
+/// A third backend writes a conforming type: each requirement is one thing the SQL standard leaves to the
+/// database. What every dialect shares is written once and is not a requirement: identifiers in double quotes with
+/// embedded quotes doubled, values always bound (never spliced into the text), `IN ()` written as `(1 = 0)`.
+public protocol SQLDialect: Sendable {
     /// The placeholder of the `index`-th bound value (from 1): `?` in SQLite, `$1` in PostgreSQL.
     func placeholder(_ index: Int) -> String
 
-    /// The placeholder of the parameter `name`, bound by name: `:name` in SQLite.
+    /// The placeholder of the parameter `name`, bound by name: `:name` in both of Strata's dialects. A dialect whose
+    /// database has no named parameters numbers them in ``statementText(_:positionalValues:)``.
     func namedPlaceholder(_ name: String) -> String
 
     /// What follows an `INSERT` to update the row whose `conflictColumn` (quoted) already holds the value:
-    /// `ON CONFLICT ("id") DO UPDATE SET "a" = excluded."a"`, for the quoted `columns`.
+    /// `ON CONFLICT ("id") DO UPDATE SET "a" = excluded."a"` for the quoted `columns`, or `DO NOTHING` when there are
+    /// none. Begins with a space.
     func upsertClause(conflictColumn: String, columns: [String]) -> String
 
-    /// What follows an `INSERT` to return the row it wrote.
+    /// What follows an `INSERT`, `UPDATE` or `DELETE` to return the rows it wrote: ` RETURNING *`.
     var returningAllColumns: String { get }
 
-    /// What a scanner of raw SQL in this dialect skips (strings, identifiers, comments).
+    /// What a scanner of raw SQL fragments in this dialect skips (strings, quoted identifiers, comments) and which
+    /// placeholders it reads: the nearer of SQLite's and PostgreSQL's syntax.
     var syntax: SQLSyntax { get }
 
-    /// How `like` matches as SQLite's `LIKE` does (ASCII letters case-insensitively, no escape character unless
-    /// given): the operator, a collation for the matched text, and the `ESCAPE` to write when none is given.
+    /// How `like(_:)` matches as SQLite's `LIKE` does (ASCII letters case-insensitively, no escape character unless
+    /// one is given): the operator, a collation for the matched text (nil for none), and the `ESCAPE` to write when
+    /// the request gives none (nil for none).
     var like: (operator: String, collation: String?, defaultEscape: String?) { get }
 
-    /// ` COLLATE name` for `collation`, or nil when the dialect compares that way already.
+    /// ` COLLATE name` for `collation`, or nil when the dialect compares that way already (as PostgreSQL compares a
+    /// `numeric` column by value without ``SQLCollation/decimal``).
     func collate(_ collation: SQLCollation) -> String?
 
-    /// What follows an `ORDER BY` term so that NULL sorts first ascending and last descending, as in SQLite.
+    /// What follows an `ORDER BY` term so that NULL sorts first ascending and last descending, as in SQLite: empty
+    /// in SQLite, ` NULLS FIRST` / ` NULLS LAST` in PostgreSQL. Not asked for a term that is never NULL (the
+    /// request's model's primary key), so that the term can be read from an index.
     func nullsOrder(descending: Bool) -> String
+
+    /// The text the backend sends for `sql`, which this dialect's renderer wrote with `positionalValues` values at
+    /// its ``placeholder(_:)``s, then the named parameters of raw fragments at their ``namedPlaceholder(_:)``s.
+    ///
+    /// `sql` as it is by default. PostgreSQL, which has no named parameters, numbers each name `$n` after the
+    /// positional values. A request's `sql(for:)` is this text.
+    ///
+    /// - Throws: ``DatabaseError`` when the text cannot be sent (a placeholder without a value); the request then
+    ///   throws the same error when it runs.
+    func statementText(_ sql: String, positionalValues: Int) throws -> String
 }
 
 extension SQLDialect {
+    /// `sql` as it is: the database reads the placeholders the dialect writes.
+    public func statementText(_ sql: String, positionalValues: Int) throws -> String { sql }
+
     /// `name` as an identifier in double quotes, with embedded quotes doubled: `a"b` is `"a""b"`, the SQL
     /// standard's quoting, which SQLite and PostgreSQL share.
     ///
@@ -43,30 +79,42 @@ extension SQLDialect {
     }
 }
 
-/// SQLite's spelling.
-package struct SQLiteDialect: SQLDialect {
-    package init() {}
+/// SQLite's spelling: `?` placeholders, `ON CONFLICT ... excluded`, `LIKE` as it is, NULL already smallest.
+///
+/// ``QueryRequest/sql`` is a request's text in this dialect: `request.sql(for: SQLiteDialect())`.
+public struct SQLiteDialect: SQLDialect {
+    public init() {}
 
-    package func placeholder(_ index: Int) -> String { "?" }
+    /// `?`: SQLite numbers its values in order.
+    public func placeholder(_ index: Int) -> String { "?" }
 
-    package func namedPlaceholder(_ name: String) -> String { ":" + name }
+    /// `:name`.
+    public func namedPlaceholder(_ name: String) -> String { ":" + name }
 
-    package func upsertClause(conflictColumn: String, columns: [String]) -> String {
+    /// `ON CONFLICT ("id") DO UPDATE SET "a" = excluded."a"`, or `DO NOTHING` when the key is the only column.
+    ///
+    /// See https://sqlite.org/lang_upsert.html
+    public func upsertClause(conflictColumn: String, columns: [String]) -> String {
         let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         return " ON CONFLICT (\(conflictColumn)) " + (columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)")
     }
 
-    package var returningAllColumns: String { " RETURNING *" }
+    /// ` RETURNING *`.
+    public var returningAllColumns: String { " RETURNING *" }
 
-    package var syntax: SQLSyntax { .sqlite }
+    /// ``SQLSyntax/sqlite``.
+    public var syntax: SQLSyntax { .sqlite }
 
-    package var like: (operator: String, collation: String?, defaultEscape: String?) { ("LIKE", nil, nil) }
+    /// `LIKE`, which is already ASCII case-insensitive without an escape character.
+    public var like: (operator: String, collation: String?, defaultEscape: String?) { ("LIKE", nil, nil) }
 
-    package func collate(_ collation: SQLCollation) -> String? {
+    /// ` COLLATE name`, ``SQLCollation/decimal`` included (Strata registers it on every connection).
+    public func collate(_ collation: SQLCollation) -> String? {
         " COLLATE " + ((try? quote(collation.name)) ?? "BINARY")
     }
 
-    package func nullsOrder(descending: Bool) -> String { "" }
+    /// Nothing: SQLite sorts NULL before every value.
+    public func nullsOrder(descending: Bool) -> String { "" }
 }
 
 /// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
@@ -294,10 +342,12 @@ package struct SQLRenderer {
         }
     }
 
-    package mutating func appendOrdering(_ ordering: SQLOrdering) {
+    /// One `ORDER BY` term, NULL first ascending and last descending (the dialect's ``SQLDialect/nullsOrder(descending:)``)
+    /// unless the term is `neverNull`.
+    package mutating func appendOrdering(_ ordering: SQLOrdering, neverNull: Bool = false) {
         append(ordering.expression.node)
         if ordering.descending { append(" DESC") }
-        append(dialect.nullsOrder(descending: ordering.descending))
+        if !neverNull { append(dialect.nullsOrder(descending: ordering.descending)) }
     }
 
     /// `conditions` joined by `AND`, each in parentheses when it is an operation.

@@ -1,6 +1,7 @@
 // swift-format-ignore-file
 // The blocks below are copies of the docs, laid out for reading (aligned comments): not reformatted.
 import Foundation
+import Strata
 import StrataCore
 import Testing
 
@@ -79,4 +80,47 @@ import Testing
         else { return false }
         return underlying.column == "value" && underlying.columnIndex == 1
     }
+}
+
+@Test("Backends.md: a dialect spells a request's SQL") func backendsDialect() throws {
+    // snippet: docs/Backends.md 2
+    struct NumberedSQLite: SQLDialect {
+        let sqlite = SQLiteDialect()
+        func placeholder(_ index: Int) -> String { "?\(index)" }
+        func namedPlaceholder(_ name: String) -> String { ":" + name }
+        func upsertClause(conflictColumn: String, columns: [String]) -> String {
+            sqlite.upsertClause(conflictColumn: conflictColumn, columns: columns)
+        }
+        var returningAllColumns: String { " RETURNING *" }
+        var syntax: SQLSyntax { .sqlite }
+        var like: (operator: String, collation: String?, defaultEscape: String?) { ("LIKE", nil, nil) }
+        func collate(_ collation: SQLCollation) -> String? { sqlite.collate(collation) }
+        func nullsOrder(descending: Bool) -> String { "" }
+        // statementText(_:positionalValues:) is the rendered text as it is, unless a dialect says otherwise.
+    }
+
+    struct Reading: Model {
+        static let tableName = "reading"
+        var id: Int64?
+        var sensorId: Int64
+        var value: Double
+    }
+
+    let recent = Reading.filter(Column("sensorId") == 7).order(Column("id").desc).limit(10)
+    print(recent.sql(for: NumberedSQLite()))
+    // SELECT "reading".* FROM "reading" WHERE "reading"."sensorId" = ?1 ORDER BY "reading"."id" DESC LIMIT ?2
+    // end snippet
+    #expect(
+        recent.sql(for: NumberedSQLite())
+            == #"SELECT "reading".* FROM "reading" WHERE "reading"."sensorId" = ?1 ORDER BY "reading"."id" DESC LIMIT ?2"#)
+    // SQLite reads the numbered text and returns the request's rows.
+    let db = try Database()
+    try db.execute(query: "CREATE TABLE reading (id INTEGER PRIMARY KEY, sensorId INTEGER, value REAL)")
+    try db.execute(query: "INSERT INTO reading (sensorId, value) VALUES (7, 1.5), (8, 2.5), (7, 3.5)")
+    let statement = try db.prepare(query: recent.sql(for: NumberedSQLite()))
+    try statement.bind([7, 10])
+    var ids: [Int64] = []
+    while let row = try statement.next() { ids.append(try row[0]) }
+    #expect(ids == [3, 1])
+    #expect(try db.fetchAll(recent).map(\.id) == [3, 1])
 }

@@ -224,3 +224,31 @@ struct PostgreSQLDocTests {
         }
     }
 }
+
+/// The text of a request on each backend: no server needed.
+@Test("PostgreSQL.md: a request's text on each backend") func postgreSQLRequestText() {
+    struct Note: Model {
+        static let tableName = "note"
+        var id: Int64?
+        var mood: String
+        var score: Int?
+    }
+    // snippet: docs/PostgreSQL.md 4
+    let newest = Note.filter(Column("mood") == "happy").order(Column("id").desc).limit(20)
+    print(newest.sql)                              // SQLite: the same as newest.sql(for: SQLiteDialect())
+    // SELECT "note".* FROM "note" WHERE "note"."mood" = ? ORDER BY "note"."id" DESC LIMIT ?
+    print(newest.sql(for: PostgresDialect()))      // what a PostgresPool sends
+    // SELECT "note".* FROM "note" WHERE "note"."mood" = $1 ORDER BY "note"."id" DESC LIMIT $2
+    let byScore = Note.order(Column("score").desc).limit(20)
+    print(byScore.sql(for: PostgresDialect()))     // a column that may hold NULL sorts it last, as on SQLite
+    // SELECT "note".* FROM "note" ORDER BY "note"."score" DESC NULLS LAST LIMIT $1
+    // end snippet
+    #expect(newest.sql == #"SELECT "note".* FROM "note" WHERE "note"."mood" = ? ORDER BY "note"."id" DESC LIMIT ?"#)
+    #expect(newest.sql == newest.sql(for: SQLiteDialect()))
+    #expect(
+        newest.sql(for: PostgresDialect())
+            == #"SELECT "note".* FROM "note" WHERE "note"."mood" = $1 ORDER BY "note"."id" DESC LIMIT $2"#)
+    #expect(
+        byScore.sql(for: PostgresDialect())
+            == #"SELECT "note".* FROM "note" ORDER BY "note"."score" DESC NULLS LAST LIMIT $1"#)
+}

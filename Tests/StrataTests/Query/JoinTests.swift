@@ -73,7 +73,8 @@ struct JoinTests {
             .order(Column("id", table: QTag.self).desc)
         #expect(
             request.sql
-                == #"SELECT "note".*, "tag".* FROM "note" JOIN "tag" ON "tag"."noteId" = "note"."id" "#
+                == #"SELECT "note".*, NULL AS "strata_join_separator", "tag".* FROM "note" "#
+                + #"JOIN "tag" ON "tag"."noteId" = "note"."id" "#
                 + #"WHERE "note"."id" <= ? ORDER BY "tag"."id" DESC"#)
         let pairs = try db.fetchAll(request)
         #expect(pairs.map(\.1.name) == ["db", "lang", "swift"])

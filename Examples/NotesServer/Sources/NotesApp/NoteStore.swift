@@ -36,20 +36,14 @@ public struct NoteStore<Writer: DatabaseWriter>: Sendable {
     }
 
     /// The `limit` newest notes, newest first. Newest is the highest id: the key order, which needs no sort on
-    /// SQLite (the rowid) and reads the primary key's index backwards on PostgreSQL.
-    ///
-    /// In SQL rather than `Note.order(Column("id").desc)`: on PostgreSQL a request's descending order says
-    /// `NULLS LAST` (to sort NULL as SQLite does), and with it PostgreSQL sorts the whole table instead of reading the
-    /// index, although `id` is never NULL.
+    /// SQLite (the rowid) and reads the primary key's index backwards on PostgreSQL (a request ordered by the model's
+    /// primary key says no `NULLS LAST` there, since the key is never NULL).
     public func latest(limit: Int) async throws -> [Note] {
+        let newest = Note.order(Column("id").desc).limit(limit)
         if let pool = sqlitePool {
-            return try await pool.read { db in
-                try db.fetchAll(Note.self, "SELECT * FROM note ORDER BY id DESC LIMIT \(limit)")
-            }
+            return try await pool.read { db in try db.fetchAll(newest) }
         }
-        return try await database.read { session in
-            try await session.fetchAll(Note.self, "SELECT * FROM note ORDER BY id DESC LIMIT \(limit)")
-        }
+        return try await database.read { session in try await session.fetchAll(newest) }
     }
 
     /// The note with `id`, or nil.
