@@ -185,7 +185,8 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["strata", "Strata"],
+            // StrataTesting for ChildProcess, which starts the `strata` runs.
+            dependencies: ["strata", "Strata", "StrataTesting"],
             swiftSettings: swiftSettings
         ),
         // I/O faults injected into real processes (the `strata` tool and `strata-fault-child`) by a preloaded shim

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Testing
 
 /// A fresh folder under the system temp folder, removed when released; the working directory of a `strata` run.
@@ -102,38 +103,83 @@ struct CLIResult: Sendable {
 }
 
 /// A `strata` process started and not yet waited for, so that several can run at once.
+///
+/// Started with StrataTesting's `ChildProcess` (posix_spawn) on Linux, not Foundation's `Process`, whose `run()`
+/// overflowed a heap buffer under the address sanitizer. Its outputs go to files, so a process that prints much never
+/// waits for this one to read.
 final class RunningStrata {
-    private let process = Process()
+    /// How long a run may take before it is killed and the test fails: generous, for a loaded machine and the
+    /// sanitizers, and far from any run's real length.
+    static let timeout = Duration.seconds(300)
+
     private let outputs: URL
-    private let stdoutHandle: FileHandle
-    private let stderrHandle: FileHandle
+    #if canImport(Glibc)
+        private let child: ChildProcess
+    #else
+        private let process = Process()
+        private let stdoutHandle: FileHandle
+        private let stderrHandle: FileHandle
+    #endif
 
     init(_ arguments: [String], in directory: URL, binary: URL? = nil) throws {
-        process.executableURL = try binary ?? CLIResult.strataBinary()
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+        let executable = try binary ?? CLIResult.strataBinary()
         outputs = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-output-\(UUID())")
         try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-        try Data().write(to: outputs.appendingPathComponent("stdout"))
-        try Data().write(to: outputs.appendingPathComponent("stderr"))
-        stdoutHandle = try FileHandle(forWritingTo: outputs.appendingPathComponent("stdout"))
-        stderrHandle = try FileHandle(forWritingTo: outputs.appendingPathComponent("stderr"))
-        process.standardOutput = stdoutHandle
-        process.standardError = stderrHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        #if canImport(Glibc)
+            do {
+                child = try ChildProcess.spawn(
+                    executable.path, arguments, in: directory.path,
+                    standardOutput: .file(outputs.appendingPathComponent("stdout").path),
+                    standardError: .file(outputs.appendingPathComponent("stderr").path))
+            } catch {
+                try? FileManager.default.removeItem(at: outputs)
+                throw error
+            }
+        #else
+            process.executableURL = executable
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            try Data().write(to: outputs.appendingPathComponent("stdout"))
+            try Data().write(to: outputs.appendingPathComponent("stderr"))
+            stdoutHandle = try FileHandle(forWritingTo: outputs.appendingPathComponent("stdout"))
+            stderrHandle = try FileHandle(forWritingTo: outputs.appendingPathComponent("stderr"))
+            process.standardOutput = stdoutHandle
+            process.standardError = stderrHandle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        #endif
     }
 
     /// Waits for the process to exit and returns what it printed.
+    ///
+    /// - Throws: `CLITestError` when it has not exited within ``timeout``: it is killed then.
     func wait() throws -> CLIResult {
-        process.waitUntilExit()
-        try stdoutHandle.close()
-        try stderrHandle.close()
         defer { try? FileManager.default.removeItem(at: outputs) }
-        return CLIResult(
-            status: process.terminationStatus,
+        #if canImport(Glibc)
+            let (termination, timedOut) = try child.wait(timeout: Self.timeout)
+            // As Foundation's `terminationStatus`: the exit status, or the signal that ended it.
+            let status: Int32 =
+                switch termination {
+                case .exited(let status): status
+                case .signaled(let signal): signal
+                }
+        #else
+            process.waitUntilExit()
+            try stdoutHandle.close()
+            try stderrHandle.close()
+            let timedOut = false
+            let status = process.terminationStatus
+        #endif
+        let result = CLIResult(
+            status: status,
             stdout: try String(contentsOf: outputs.appendingPathComponent("stdout"), encoding: .utf8),
             stderr: try String(contentsOf: outputs.appendingPathComponent("stderr"), encoding: .utf8))
+        guard !timedOut else {
+            throw CLITestError(
+                "strata did not exit within \(Self.timeout) and was killed; stdout: \(result.stdout.suffix(500)); "
+                    + "stderr: \(result.stderr.suffix(500))")
+        }
+        return result
     }
 }
 

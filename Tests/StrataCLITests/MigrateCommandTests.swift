@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import Strata
@@ -128,47 +129,40 @@ import Testing
         #expect(version.lines == ["user_version", "1"])
     }
 
-    @Test func aKilledMigrationLeavesTheDatabaseAsBefore() throws {
-        let workspace = try CLIWorkspace()
-        try workspace.write("CREATE TABLE a (x); INSERT INTO a VALUES (1);", to: "Migrations/0001_create_a.sql")
-        // Changes schema and data, then runs (practically) forever.
-        try workspace.write(
-            """
-            CREATE TABLE b (x);
-            UPDATE a SET x = 2;
-            WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000000000)
-            SELECT count(*) FROM c;
-            """,
-            to: "Migrations/0002_never_ends.sql")
-        let process = Process()
-        process.executableURL = try CLIResult.strataBinary()
-        process.arguments = ["migrate"]
-        process.currentDirectoryURL = workspace.url
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Timeline: `strata` prints the first migration once it has committed, then starts the second;
-        // the test reads that line (a blocking read, no sleep) and kills the process mid-migration.
-        var printed = ""
-        while !printed.contains("applied 0001_create_a\n") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-        }
-        #expect(printed == "applied 0001_create_a\n")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+    // The process is started with StrataTesting's ChildProcess, which is Linux only.
+    #if canImport(Glibc)
+        @Test func aKilledMigrationLeavesTheDatabaseAsBefore() throws {
+            let workspace = try CLIWorkspace()
+            try workspace.write("CREATE TABLE a (x); INSERT INTO a VALUES (1);", to: "Migrations/0001_create_a.sql")
+            // Changes schema and data, then runs (practically) forever.
+            try workspace.write(
+                """
+                CREATE TABLE b (x);
+                UPDATE a SET x = 2;
+                WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000000000)
+                SELECT count(*) FROM c;
+                """,
+                to: "Migrations/0002_never_ends.sql")
+            let child = try ChildProcess.spawn(
+                try CLIResult.strataBinary().path, ["migrate"], in: workspace.url.path, standardOutput: .pipe)
+            // Timeline: `strata` prints the first migration once it has committed, then starts the second;
+            // the test reads until that line (waiting on the pipe, no sleep) and kills the process mid-migration.
+            _ = child.read(timeout: RunningStrata.timeout) { output in
+                String(decoding: output, as: UTF8.self).contains("applied 0001_create_a\n")
+            }
+            #expect(String(decoding: child.output, as: UTF8.self) == "applied 0001_create_a\n")
+            let termination = try child.kill()
+            #expect(termination == .signaled(SIGKILL))
 
-        let version = try workspace.strata("query", "PRAGMA user_version", "--format", "csv")
-        #expect(version.lines == ["user_version", "1"])
-        let tables = try workspace.strata(
-            "query", "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", "--format", "csv")
-        #expect(tables.lines == ["name", "a", "strata_migrations"])
-        let rows = try workspace.strata("query", "SELECT x FROM a", "--format", "csv")
-        #expect(rows.lines == ["x", "1"])
-    }
+            let version = try workspace.strata("query", "PRAGMA user_version", "--format", "csv")
+            #expect(version.lines == ["user_version", "1"])
+            let tables = try workspace.strata(
+                "query", "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name", "--format", "csv")
+            #expect(tables.lines == ["name", "a", "strata_migrations"])
+            let rows = try workspace.strata("query", "SELECT x FROM a", "--format", "csv")
+            #expect(rows.lines == ["x", "1"])
+        }
+    #endif
 
     @Test func concurrentProcessesApplyEachMigrationOnce() throws {
         let workspace = try CLIWorkspace()

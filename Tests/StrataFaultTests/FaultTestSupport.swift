@@ -60,7 +60,7 @@ enum FaultShim {
         do {
             let child = try ChildProcess.spawn(
                 "/usr/bin/env", [compiler, "-shared", "-fPIC", "-O1", "-o", library, source.path, "-ldl"],
-                standardError: errors)
+                standardError: .file(errors))
             termination = try child.wait(timeout: .seconds(120)).termination
         } catch {
             return .failure(FaultTestError("could not run \(compiler): \(error)"))
@@ -168,8 +168,8 @@ struct FaultRun: Sendable {
         // Spawned and reaped by hand, not with Foundation's `Process`, whose `run()` overflowed a heap buffer under
         // the address sanitizer (see `ChildProcess`).
         let child = try ChildProcess.spawn(
-            binary.path, arguments, in: directory.path, environment: environment, standardOutput: outURL.path,
-            standardError: errURL.path)
+            binary.path, arguments, in: directory.path, environment: environment, standardOutput: .file(outURL.path),
+            standardError: .file(errURL.path))
         let (termination, timedOut) = try child.wait(timeout: timeout)
         let duration = clock.now - start
         let report = (try? String(contentsOf: reportURL, encoding: .utf8)) ?? ""

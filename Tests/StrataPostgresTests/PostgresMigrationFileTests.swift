@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// The schema of the pool's connections (the first of their search_path).
@@ -26,21 +27,29 @@ private func tableExists(_ pool: PostgresPool, _ name: String) async throws -> B
 /// The output of `pg_dump --schema-only` of `schema` on the test server.
 private func dumpSchema(_ schema: String) throws -> String {
     let (user, host, port, database) = try PostgresURLTestServer.serverParts()
-    let process = Process()
-    process.executableURL = try PostgresURLTestServer.pgDump()
-    process.arguments = [
-        "--schema-only", "--no-owner", "-n", schema, "-h", host, "-p", "\(port)", "-U", user, database,
-    ]
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "pg_dump failed: \(errorText)")
-    return String(decoding: data, as: UTF8.self)
+    let arguments = ["--schema-only", "--no-owner", "-n", schema, "-h", host, "-p", "\(port)", "-U", user, database]
+    #if canImport(Glibc)
+        // StrataTesting's ChildProcess (posix_spawn), not Foundation's `Process`, whose `run()` overflowed a heap
+        // buffer under the address sanitizer. Both outputs are read to their ends at once; a hung pg_dump is killed,
+        // and that fails the test.
+        let finished = try ChildProcess.run(try PostgresURLTestServer.pgDump().path, arguments, timeout: .seconds(120))
+        try #require(finished.termination == .exited(0), "pg_dump failed: \(finished.errorText)")
+        return finished.outputText
+    #else
+        let process = Process()
+        process.executableURL = try PostgresURLTestServer.pgDump()
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "pg_dump failed: \(errorText)")
+        return String(decoding: data, as: UTF8.self)
+    #endif
 }
 
 @Suite("PostgreSQL migration files: pg_dump output, quoting, transactions and no-transaction files", .postgresServer)

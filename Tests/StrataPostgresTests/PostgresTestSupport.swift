@@ -139,7 +139,7 @@ struct DisposableServer {
         let errors = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-ctl-\(UUID()).stderr")
         defer { try? FileManager.default.removeItem(at: errors) }
         let child = try ChildProcess.spawn(
-            command[0], Array(command.dropFirst()), in: "/", standardError: errors.path)
+            command[0], Array(command.dropFirst()), in: "/", standardError: .file(errors.path))
         let termination = try await child.exit()
         let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         try #require(

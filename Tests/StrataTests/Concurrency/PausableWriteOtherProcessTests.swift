@@ -46,48 +46,52 @@ struct PausableWriteOtherProcessTests {
         #expect(Database.otherWritersGap(after: .milliseconds(100)) == .microseconds(31_250))
     }
 
-    @Test(arguments: Writer.allCases)
-    func aWriterInAnotherProcessGetsInWithinAFewDurations(_ kind: Writer) async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("other-process.sqlite")
-        let setup = try Database(path: path)
-        try setup.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, source TEXT NOT NULL)")
-        setup.close()
+    // The children are started with StrataTesting's ChildProcess, which is Linux only.
+    #if canImport(Glibc)
+        @Test(arguments: Writer.allCases)
+        func aWriterInAnotherProcessGetsInWithinAFewDurations(_ kind: Writer) async throws {
+            let directory = try TemporaryDirectory()
+            let path = directory.path("other-process.sqlite")
+            let setup = try Database(path: path)
+            try setup.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, source TEXT NOT NULL)")
+            setup.close()
 
-        // Timeline: the long write inserts 'import' rows without end, committing every 50 ms. Once it has committed
-        // twice, each child in turn opens the file and inserts its 'child' row, waiting in its busy handler while
-        // the long write holds the lock. Once the last child has reported, the long write stops.
-        let transactions = TestCounter()
-        let stopRequested = TestCounter()
-        let longWrite = Self.startLongWrite(kind, path: path, transactions: transactions, stopRequested: stopRequested)
-        await waitUntil { transactions.value >= 3 }
-        #expect(transactions.value >= 3)
+            // Timeline: the long write inserts 'import' rows without end, committing every 50 ms. Once it has committed
+            // twice, each child in turn opens the file and inserts its 'child' row, waiting in its busy handler while
+            // the long write holds the lock. Once the last child has reported, the long write stops.
+            let transactions = TestCounter()
+            let stopRequested = TestCounter()
+            let longWrite = Self.startLongWrite(
+                kind, path: path, transactions: transactions, stopRequested: stopRequested)
+            await waitUntil { transactions.value >= 3 }
+            #expect(transactions.value >= 3)
 
-        var waits: [Double] = []
-        var transactionsAtEachInsert: [Int] = []
-        for _ in 0..<Self.children {
-            let lines = try await Self.runChild(arguments: ["insert", path])
-            let wait = lines.first { $0.hasPrefix("inserted ") }.flatMap { Double($0.dropFirst("inserted ".count)) }
-            waits.append(try #require(wait, "the child reported \(lines)"))
-            transactionsAtEachInsert.append(transactions.value)
+            var waits: [Double] = []
+            var transactionsAtEachInsert: [Int] = []
+            for _ in 0..<Self.children {
+                let lines = try await Self.runChild(arguments: ["insert", path])
+                let wait = lines.first { $0.hasPrefix("inserted ") }.flatMap { Double($0.dropFirst("inserted ".count)) }
+                waits.append(try #require(wait, "the child reported \(lines)"))
+                transactionsAtEachInsert.append(transactions.value)
+            }
+            stopRequested.increment()
+            try await longWrite.value
+
+            let bound = (Self.duration * 40) / .milliseconds(1)
+            for wait in waits {
+                #expect(wait < bound, "a child waited \(wait) ms: \(waits)")
+            }
+            // The long write went on while the children inserted: it began new transactions meanwhile, and its rows
+            // come before, between and after theirs.
+            #expect(transactionsAtEachInsert == transactionsAtEachInsert.sorted())
+            #expect((transactionsAtEachInsert.last ?? 0) > (transactionsAtEachInsert.first ?? 0))
+            let check = try Database(path: path)
+            let sources = try check.fetchAll(String.self, query: "SELECT source FROM item ORDER BY id")
+            check.close()
+            #expect(sources.filter { $0 == "child" }.count == Self.children)
+            #expect(sources.first == "import" && sources.last == "import")
         }
-        stopRequested.increment()
-        try await longWrite.value
-
-        let bound = (Self.duration * 40) / .milliseconds(1)
-        for wait in waits {
-            #expect(wait < bound, "a child waited \(wait) ms: \(waits)")
-        }
-        // The long write went on while the children inserted: it began new transactions meanwhile, and its rows
-        // come before, between and after theirs.
-        #expect(transactionsAtEachInsert == transactionsAtEachInsert.sorted())
-        #expect((transactionsAtEachInsert.last ?? 0) > (transactionsAtEachInsert.first ?? 0))
-        let check = try Database(path: path)
-        let sources = try check.fetchAll(String.self, query: "SELECT source FROM item ORDER BY id")
-        check.close()
-        #expect(sources.filter { $0 == "child" }.count == Self.children)
-        #expect(sources.first == "import" && sources.last == "import")
-    }
+    #endif
 
     /// Starts the long write: a pausable write on a pool or queue, or a pausable transaction on a `Database` on a
     /// thread of its own. It counts its transactions and stops once `stopRequested` is set.
@@ -128,23 +132,25 @@ struct PausableWriteOtherProcessTests {
         }
     }
 
-    /// Runs `strata-durability-child` with `arguments` to its end, on a thread of its own (reading its output
-    /// blocks), and returns the lines it printed.
-    private static func runChild(arguments: [String]) async throws -> [String] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String], any Error>) in
-            Thread {
-                do {
-                    let child = try ChildProcess(arguments: arguments)
-                    let finished = child.readLines(timeout: .seconds(60)) { lines in
-                        lines.contains { $0.hasPrefix("inserted ") }
+    #if canImport(Glibc)
+        /// Runs `strata-durability-child` with `arguments` to its end, on a thread of its own (reading its output
+        /// blocks), and returns the lines it printed.
+        private static func runChild(arguments: [String]) async throws -> [String] {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String], any Error>) in
+                Thread {
+                    do {
+                        let child = try DurabilityChild(arguments: arguments)
+                        let finished = child.readLines(timeout: .seconds(60)) { lines in
+                            lines.contains { $0.hasPrefix("inserted ") }
+                        }
+                        try child.kill()
+                        if !finished { Issue.record("the child did not insert within 60 s: \(child.errorOutput)") }
+                        continuation.resume(returning: child.lines)
+                    } catch {
+                        continuation.resume(throwing: error)
                     }
-                    child.kill()
-                    if !finished { Issue.record("the child did not insert within 60 s: \(child.errorOutput)") }
-                    continuation.resume(returning: child.lines)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }.start()
+                }.start()
+            }
         }
-    }
+    #endif
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Testing
 
 /// Models that must not compile, compiled for real: `swiftc -typecheck` on small files that import StrataRecord,
@@ -212,9 +213,7 @@ enum TypeCheck {
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()  // the package
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
+        let arguments =
             [
                 "swiftc", "-typecheck", "-continue-building-after-errors", "-diagnostic-style", "llvm",
                 "-module-name", "TypeCheckedModels",
@@ -223,16 +222,30 @@ enum TypeCheck {
                 "-load-plugin-executable",
                 products.appendingPathComponent("StrataRecordMacros-tool").path + "#StrataRecordMacros",
             ] + paths
-        process.currentDirectoryURL = folder
-        let output = folder.appendingPathComponent("output")
-        try Data().write(to: output)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        let text = try String(contentsOf: output, encoding: .utf8)
+        #if canImport(Glibc)
+            // StrataTesting's ChildProcess (posix_spawn), not Foundation's `Process`, whose `run()` overflowed a heap
+            // buffer under the address sanitizer. Both outputs are read to their ends at once; a hung compiler is
+            // killed, and that fails the test.
+            let finished = try ChildProcess.run(
+                "/usr/bin/env", arguments, in: folder.path, timeout: .seconds(600))
+            let text = finished.outputText + finished.errorText
+            let succeeded = finished.termination == .exited(0)
+        #else
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            process.currentDirectoryURL = folder
+            let output = folder.appendingPathComponent("output")
+            try Data().write(to: output)
+            let handle = try FileHandle(forWritingTo: output)
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            process.waitUntilExit()
+            try handle.close()
+            let text = try String(contentsOf: output, encoding: .utf8)
+            let succeeded = process.terminationStatus == 0
+        #endif
 
         // `path:line:column: kind: message`
         var diagnostics: [Diagnostic] = []
@@ -248,10 +261,10 @@ enum TypeCheck {
                 break
             }
         }
-        if process.terminationStatus == 0 && !diagnostics.isEmpty {
+        if succeeded && !diagnostics.isEmpty {
             Issue.record("swiftc succeeded with diagnostics:\n\(text)")
         }
-        if diagnostics.isEmpty && process.terminationStatus != 0 {
+        if diagnostics.isEmpty && !succeeded {
             throw TypeCheckError(description: "swiftc failed without a diagnostic:\n\(text)")
         }
         return diagnostics
