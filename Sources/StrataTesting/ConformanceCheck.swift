@@ -57,7 +57,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// non-optional, a value out of range, a missing column.
     case decoding
 
-    /// A ``GeneratedRecord`` (what `@Table` writes) read and bound by its generated code through `insert`, `update`,
+    /// A `GeneratedRecord` (what `@Table` writes) read and bound by its generated code through `insert`, `update`,
     /// `insert(contentsOf:)`, `find`, `fetchAll` of the type, of a request and of SQL, with the values and the
     /// decoding errors of its `Codable` conformance.
     case generatedRecords

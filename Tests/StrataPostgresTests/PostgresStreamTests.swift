@@ -258,18 +258,25 @@ struct PostgresStreamMemoryTests {
                 for try await _ in pool.stream(
                     Tick.self, "SELECT x AS id, 'x' AS label FROM generate_series(1, 1000) AS x")
                 {}
-                let before = try ResidentMemory.current()
-                var peak = before
-                var count = 0
-                var sum: Int64 = 0
-                for try await tick in pool.stream(Tick.self, query) {
-                    count += 1
-                    sum &+= tick.id
-                    if count % 100_000 == 0 { peak = max(peak, try ResidentMemory.current()) }
+                // Resident memory is the whole process's: a test beside this one can grow it meanwhile (in one run
+                // of the whole suite it grew by 100.8 MiB here, 2 MiB alone). A stream that holds its rows grows
+                // past the bound every time, so a second pass is taken before failing.
+                var growth = 0
+                for _ in 1...2 {
+                    let before = try ResidentMemory.current()
+                    var peak = before
+                    var count = 0
+                    var sum: Int64 = 0
+                    for try await tick in pool.stream(Tick.self, query) {
+                        count += 1
+                        sum &+= tick.id
+                        if count % 100_000 == 0 { peak = max(peak, try ResidentMemory.current()) }
+                    }
+                    growth = peak - before
+                    #expect(count == rowCount)
+                    #expect(sum == Int64(rowCount) * Int64(rowCount + 1) / 2)
+                    if growth < bound { break }
                 }
-                let growth = peak - before
-                #expect(count == rowCount)
-                #expect(sum == Int64(rowCount) * Int64(rowCount + 1) / 2)
                 #expect(growth < bound, "grew by \(growth / 1024) KiB")
                 // No control here (the same rows through fetchAll, which must grow past the bound): in CI, with the
                 // suite beside it, the allocator reused pages the stream and other tests had freed, and fetchAll's

@@ -55,7 +55,7 @@ final class CodingCache {
         case single
         /// An array (but `[UInt8]`, a blob): its values bind the parameters in order.
         case list
-        /// A ``GeneratedRecord``: keyed, through its generated writer.
+        /// A `GeneratedRecord`: keyed, through its generated writer.
         case generated
     }
 

@@ -104,7 +104,7 @@ final class RowReader: ColumnReader {
     /// The columns this reader's keys look in: all of them, or the columns of one table of a join.
     let columns: Range<Int32>?
 
-    /// Whether a ``GeneratedRecord`` is read by its generated code (see ``RowDecoder``).
+    /// Whether a `GeneratedRecord` is read by its generated code (see ``RowDecoder``).
     private let usesGeneratedCode: Bool
     /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
     @exclusivity(unchecked) private var lastType: ObjectIdentifier?
@@ -123,7 +123,7 @@ final class RowReader: ColumnReader {
         self.usesGeneratedCode = usesGeneratedCode
     }
 
-    /// `T` as a ``GeneratedRecord``, nil when it has no generated reader.
+    /// `T` as a `GeneratedRecord`, nil when it has no generated reader.
     @inline(__always)
     func generatedRecord<T>(_ type: T.Type) -> (any GeneratedRecord.Type)? {
         let identifier = ObjectIdentifier(T.self)

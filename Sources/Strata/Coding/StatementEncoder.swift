@@ -15,7 +15,7 @@ extension StatementEncoder {
     /// encoding of their previous pass over the same statement to reuse.
     ///
     /// `bind` is a generated record's writer called from code specialized for it (see `insert(_:)` of a
-    /// ``GeneratedRecord``), which binds the value where it is instead of copying it in generic code.
+    /// `GeneratedRecord`), which binds the value where it is instead of copying it in generic code.
     @discardableResult
     func encodePass<T: Encodable>(
         _ value: T, to statement: Statement, watching watchedParameter: Int32 = 0, forRecord: Bool = false,
@@ -134,7 +134,7 @@ final class ParameterWriter {
     /// Records note the parameters given a Decimal with more digits than a REAL keeps, whose column they check.
     @exclusivity(unchecked) var preciseDecimalParameters: [Int32] = []
 
-    /// Whether a ``GeneratedRecord`` is bound by its generated code (see ``StatementEncoder``).
+    /// Whether a `GeneratedRecord` is bound by its generated code (see ``StatementEncoder``).
     let usesGeneratedCode: Bool
 
     init(

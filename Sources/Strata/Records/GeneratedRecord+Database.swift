@@ -3,7 +3,7 @@
 // same columns through the same generated code, found once per call.
 
 extension Database {
-    /// Every row of `query` read as `T` by its generated reader (see ``GeneratedRecord``).
+    /// Every row of `query` read as `T` by its generated reader (see `GeneratedRecord`).
     @inlinable
     public func fetchAll<T: GeneratedRecord>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// SQLite's ``RecordRow``: the statement's current row, the columns of the record's keys looked up once per
+/// SQLite's `RecordRow`: the statement's current row, the columns of the record's keys looked up once per
 /// statement in its coding cache. The generic fetches of a generated record, inlined into the caller's module, call
 /// its reads directly (an opaque `some RecordRow` would cost a metadata lookup per row).
 @usableFromInline

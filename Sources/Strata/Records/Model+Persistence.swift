@@ -22,7 +22,7 @@ extension Database {
         try insert(&model, bind: nil)
     }
 
-    /// `insert(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    /// `insert(_:)`; `bind` is the generated writer of a `GeneratedRecord`, called from code specialized for it.
     @usableFromInline
     func insert<T: Model>(_ model: inout T, bind: GeneratedBinding<T>?) throws {
         if let statement = try write(&model, .insert, returning: .insertReturning, bind: bind) {
@@ -49,7 +49,7 @@ extension Database {
         try update(model, bind: nil)
     }
 
-    /// `update(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    /// `update(_:)`; `bind` is the generated writer of a `GeneratedRecord`, called from code specialized for it.
     @usableFromInline
     func update<T: Model>(_ model: T, bind: GeneratedBinding<T>?) throws {
         let (statement, _, _) = try encodeRecord(model, statement: .update, bind: bind)
@@ -73,7 +73,7 @@ extension Database {
         try upsert(&model, bind: nil)
     }
 
-    /// `upsert(_:)`; `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    /// `upsert(_:)`; `bind` is the generated writer of a `GeneratedRecord`, called from code specialized for it.
     @usableFromInline
     func upsert<T: Model>(_ model: inout T, bind: GeneratedBinding<T>?) throws {
         try write(&model, .upsert, returning: .upsertReturning, bind: bind)

@@ -192,7 +192,7 @@ extension Database {
     ///
     /// `allKeys` is false for statements that bind only some keys on purpose (`DELETE` binds the primary key).
     /// `returning` is the statement to use instead of `kind` when the last insert of the type had a nil key.
-    /// `bind` is the generated writer of a ``GeneratedRecord``, called from code specialized for it.
+    /// `bind` is the generated writer of a `GeneratedRecord`, called from code specialized for it.
     func encodeRecord<T: Model>(
         _ model: T, statement kind: RecordStatements.Kind, returning: RecordStatements.Kind? = nil,
         watchPrimaryKey: Bool = false, allKeys: Bool = true, bind: GeneratedBinding<T>? = nil

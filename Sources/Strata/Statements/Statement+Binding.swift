@@ -213,7 +213,7 @@ extension Statement {
 }
 
 /// Binds by index with none of the checked binds' bookkeeping, for a generated record whose keys are its statement's
-/// parameters in order (see ``RecordParameters``). Each bind returns false when the checked bind must run instead:
+/// parameters in order (see `RecordParameters`). Each bind returns false when the checked bind must run instead:
 /// SQLite refused the value, or the value is one the checked bind treats apart (NaN, an empty string or blob), so
 /// that what is bound, and every error, is the checked bind's.
 struct IndexBinder {

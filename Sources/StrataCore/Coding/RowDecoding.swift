@@ -119,10 +119,6 @@ package final class RowContext<Reader: ColumnReader> {
 
     // MARK: Reads by column index
 
-    /// The column of `key`, nil when the row has none.
-    @inlinable
-    package func column(_ key: any CodingKey) -> Int? { reader.columnIndex(forKey: key.stringValue) }
-
     /// A `T` from the column at `index`: what the backend reads itself, a single value, or a nested value.
     /// `key` is only evaluated for an error.
     @inlinable

@@ -118,7 +118,7 @@ struct PostgresRowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// keyed container. One serves the rows of a result one after another, keeping the container the first row made.
 final class PostgresRowDecoding: Decoder {
     let row: RowContext<PostgresRowReader>
-    /// Whether a ``GeneratedRecord`` is read by its generated code (see `RowDecoder`).
+    /// Whether a `GeneratedRecord` is read by its generated code (see `RowDecoder`).
     private let usesGeneratedCode: Bool
     @exclusivity(unchecked) private var containers = ContainerCache()
     /// The last type decoded, and its generated reader's keys when it has one: decided once per type, not per row.
@@ -146,7 +146,7 @@ final class PostgresRowDecoding: Decoder {
         return try row.decodeRow(T.self, from: self)
     }
 
-    /// `T` as a ``GeneratedRecord`` and its keys, nil when it has no generated reader.
+    /// `T` as a `GeneratedRecord` and its keys, nil when it has no generated reader.
     private func generatedRecord<T>(_ type: T.Type) -> (type: any GeneratedRecord.Type, keys: [String])? {
         let identifier = ObjectIdentifier(T.self)
         if identifier != lastType {

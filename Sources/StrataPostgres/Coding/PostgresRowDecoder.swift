@@ -35,7 +35,7 @@ struct PostgresRowDecoder: Sendable {
     let mapping: KeyMapping
     /// Contextual information for custom `init(from:)` implementations.
     let userInfo: [CodingUserInfoKey: any Sendable]
-    /// Whether a ``GeneratedRecord`` is read by its generated code.
+    /// Whether a `GeneratedRecord` is read by its generated code.
     let usesGeneratedCode: Bool
 
     /// The decoder of `decoder`'s settings for rows of `T`: with the key strategy of `T` when `T` is a ``Model``

@@ -1,7 +1,7 @@
 import Foundation
 internal import StrataCore
 
-/// PostgreSQL's ``RecordRow``: the current row, each record key looked up through the reader's key plan (the
+/// PostgreSQL's `RecordRow`: the current row, each record key looked up through the reader's key plan (the
 /// columns the first row's keys found, reused row after row), read by StrataCore's reads for PostgreSQL's reader.
 struct PostgresRecordRow: ColumnRecordRow {
     let context: RowContext<PostgresRowReader>
@@ -105,7 +105,7 @@ struct PostgresRecordRow: ColumnRecordRow {
     }
 }
 
-/// PostgreSQL's ``RecordParameters``: a generated record's values by key, each made as the record encoder's keyed
+/// PostgreSQL's `RecordParameters`: a generated record's values by key, each made as the record encoder's keyed
 /// container makes it (`PostgresValue.make`), for the statements of the keys the record encodes.
 final class PostgresRecordParameters: ValueRecordParameters {
     private let keys: [String]
