@@ -8,29 +8,55 @@ struct PostgresParameterEncoder {
     /// How coding keys become parameter names.
     var mapping: KeyMapping = .useDefaultKeys
 
-    /// The parameters `value` encodes, by name.
+    /// The parameters of `value`, by name.
+    ///
+    /// - Throws: ``DatabaseError`` (`invalidArgument`) when `value` is not keyed or nests a container, or the error
+    ///   of a value that cannot be sent.
     func encode<T: Encodable>(_ value: T) throws -> [String: PostgresValue] {
-        let encoder = ParameterCollector(mapping: mapping)
-        try value.encode(to: encoder)
-        if let failure = encoder.failure { throw failure }
-        return encoder.values
+        let collector = try collect(value)
+        return Dictionary(zip(collector.names, collector.values), uniquingKeysWith: { _, last in last })
+    }
+
+    /// The top-level coding keys of `model`, in order, once each, with their values: what ``PostgresSession``'s
+    /// record methods bind, matched to cached statements by the keys. Nil for a model this cannot encode, whose
+    /// caller then takes the path that says why.
+    static func encodeRecord<T: Encodable>(_ model: T) -> (keys: [String], values: [PostgresValue])? {
+        guard let collector = try? PostgresParameterEncoder().collect(model) else { return nil }
+        return (collector.names, collector.values)
+    }
+
+    private func collect<T: Encodable>(_ value: T) throws -> ParameterCollector {
+        let collector = ParameterCollector(mapping: mapping)
+        try value.encode(to: collector)
+        if let failure = collector.failure { throw failure }
+        return collector
     }
 }
 
-/// The `Encoder` of a parameter set.
+/// The `Encoder` of ``PostgresParameterEncoder``: the names of the keys encoded, in the order they were first
+/// encoded, with the last value of each.
 private final class ParameterCollector: Encoder {
-    /// How coding keys become parameter names.
     let mapping: KeyMapping
-    /// The parameters encoded so far, by name.
-    var values: [String: PostgresValue] = [:]
-    /// The first failure inside a method that cannot throw, thrown when the encoding ends.
+    private(set) var names: [String] = []
+    private(set) var values: [PostgresValue] = []
+    private var positions: [String: Int] = [:]
     var failure: (any Error)?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    /// An encoder naming parameters through `mapping`.
     init(mapping: KeyMapping) {
         self.mapping = mapping
+    }
+
+    /// Sets the parameter `name` to `value`: a key encoded twice keeps its place and takes the last value.
+    func set(_ name: String, _ value: PostgresValue) {
+        if let position = positions[name] {
+            values[position] = value
+        } else {
+            positions[name] = names.count
+            names.append(name)
+            values.append(value)
+        }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -47,25 +73,21 @@ private final class ParameterCollector: Encoder {
         return DiscardingContainer<AnyKey>()
     }
 
-    /// Records `message` as the failure, unless one was recorded before.
     func fail(_ message: String) {
         if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
     }
 }
 
-/// The keyed container of a parameter set: each key sets the parameter its mapping names.
 private struct ParameterContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    /// The encoder whose parameters this container sets.
     let collector: ParameterCollector
     var codingPath: [any CodingKey] { [] }
 
-    /// The parameter name of `key`.
     private func name(_ key: Key) -> String { collector.mapping.name(for: key.stringValue) }
 
-    mutating func encodeNil(forKey key: Key) throws { collector.values[name(key)] = .null }
+    mutating func encodeNil(forKey key: Key) throws { collector.set(name(key), .null) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        collector.values[name(key)] = try PostgresValue.make(value)
+        collector.set(name(key), try PostgresValue.make(value))
     }
 
     // Every overload: the standard library's defaults for the concrete ones skip nil, and a nil optional is NULL.

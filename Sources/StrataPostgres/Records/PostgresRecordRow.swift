@@ -105,8 +105,8 @@ struct PostgresRecordRow: ColumnRecordRow {
     }
 }
 
-/// PostgreSQL's `RecordParameters`: a generated record's values by key, each made as the record encoder's keyed
-/// container makes it (`PostgresValue.make`), for the statements of the keys the record encodes.
+/// PostgreSQL's `RecordParameters`: a generated record's values by key, each made as `PostgresParameterEncoder`'s
+/// keyed container makes it (`PostgresValue.make`), for the statements of the keys the record encodes.
 final class PostgresRecordParameters: ValueRecordParameters {
     private let keys: [String]
     private var values: [PostgresValue?]
@@ -116,7 +116,7 @@ final class PostgresRecordParameters: ValueRecordParameters {
         values = Array(repeating: nil, count: keys.count)
     }
 
-    /// The keys and values of `model` through its generated writer, nil when it has none or it throws (the record
+    /// The keys and values of `model` through its generated writer, nil when it has none or it throws (the parameter
     /// encoder then runs and throws what is wrong).
     static func encode<T: Encodable>(_ model: T) -> (keys: [String], values: [PostgresValue])? {
         guard let record = model as? any GeneratedRecord else { return nil }
@@ -130,7 +130,7 @@ final class PostgresRecordParameters: ValueRecordParameters {
         } catch {
             return nil
         }
-        // Every key is written by the generated writer; a key it left out takes the record encoder's path.
+        // Every key is written by the generated writer; a key it left out takes the parameter encoder's path.
         var values: [PostgresValue] = []
         values.reserveCapacity(parameters.values.count)
         for value in parameters.values {

@@ -112,7 +112,7 @@ extension PostgresSession {
     /// The statements of `model`'s type for the keys `model` encodes, cached per type, and its values in the order
     /// of those keys.
     private func recordStatements<T: Model>(for model: T) throws -> (PostgresRecordStatements, [PostgresValue]) {
-        if let (keys, values) = PostgresRecordParameters.encode(model) ?? PostgresRecordEncoder.encode(model) {
+        if let (keys, values) = PostgresRecordParameters.encode(model) ?? PostgresParameterEncoder.encodeRecord(model) {
             return (try PostgresStatementCache.record(for: T.self, keys: keys), values)
         }
         // A model the one-pass encoder cannot handle: the two passes below throw what is wrong with it.
