@@ -4,7 +4,7 @@ public import Foundation
 /// statement in its coding cache. The generic fetches of a generated record, inlined into the caller's module, call
 /// its reads directly (an opaque `some RecordRow` would cost a metadata lookup per row).
 @usableFromInline
-struct StatementRecordRow: ColumnRecordRow {
+struct StatementRecordRow: RecordRow {
     let context: RowContext<RowReader>
 
     @inline(__always)

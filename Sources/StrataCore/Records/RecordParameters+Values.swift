@@ -1,8 +1,9 @@
 package import Foundation
 
 /// A backend's ``RecordParameters`` that binds every value the way its keyed container binds a value of any type:
-/// the backend writes `encodeValue(_:_:)` and `encodeNil(_:)`, and every typed overload calls them, in code
-/// specialized for the backend.
+/// the backend writes `encodeValue(_:_:)` and `encodeNil(_:)`, and every typed overload calls them. These defaults
+/// run as generic code (Swift does not specialize them in another module's conformance): right for PostgreSQL, whose
+/// values go over the network; SQLite's binder writes every overload itself.
 package protocol ValueRecordParameters: RecordParameters {
     /// Binds `value` to the parameter of the `key`-th record key, as the keyed container binds it.
     func encodeValue<T: Encodable>(_ value: T, _ key: Int) throws

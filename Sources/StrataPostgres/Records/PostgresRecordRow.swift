@@ -3,7 +3,7 @@ internal import StrataCore
 
 /// PostgreSQL's `RecordRow`: the current row, each record key looked up through the reader's key plan (the
 /// columns the first row's keys found, reused row after row), read by StrataCore's reads for PostgreSQL's reader.
-struct PostgresRecordRow: ColumnRecordRow {
+struct PostgresRecordRow: RecordRow {
     let context: RowContext<PostgresRowReader>
     /// The record's keys, ``GeneratedRecord/recordKeys``, taken once per result.
     let keys: [String]
