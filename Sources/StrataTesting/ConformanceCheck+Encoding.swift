@@ -110,6 +110,9 @@ enum EncodingChecks {
         #expect(tooLarge.map(codingPath)?.map(\.stringValue) == ["score"])
         #expect(tooLarge.map(message)?.contains(":score") == true)
         #expect(tooLarge.map(message)?.contains(String(UInt64.max)) == false)
+        // Nor in the error's description, where `EncodingError` prints the value it holds.
+        #expect(tooLarge.map { String(describing: $0) }?.contains(String(UInt64.max)) == false)
+        #expect(tooLarge.map { String(reflecting: $0) }?.contains(String(UInt64.max)) == false)
         #expect(tooLarge.flatMap(underlying) != nil)
 
         // A nested container in a parameter: an EncodingError at the key's coding path.

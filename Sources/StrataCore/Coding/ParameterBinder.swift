@@ -122,13 +122,14 @@ package enum TopLevelParameters: Equatable {
 }
 
 /// The errors of parameter encoding, one set for every backend: `EncodingError`s with the coding path, whose
-/// messages name the parameter and never the value.
+/// messages name the parameter and never the value. Each holds an ``UnprintedValue`` where `EncodingError` keeps the
+/// value that failed, since an `EncodingError` prints the value it holds in its description.
 @usableFromInline
 package enum ParameterErrors {
     /// A single value given for a statement with `count` parameters.
     package static func singleValue(_ value: Any, of type: Any.Type, parameterCount count: Int) -> EncodingError {
         EncodingError.invalidValue(
-            value,
+            UnprintedValue(value),
             EncodingError.Context(
                 codingPath: [],
                 debugDescription:
@@ -140,7 +141,7 @@ package enum ParameterErrors {
     package static func listCount(_ list: Any, count: Int, parameterCount: Int, sql: String?) -> EncodingError {
         let statement = sql.map { "`\($0)`" } ?? "the statement"
         return EncodingError.invalidValue(
-            list,
+            UnprintedValue(list),
             EncodingError.Context(
                 codingPath: [],
                 debugDescription:
@@ -151,7 +152,7 @@ package enum ParameterErrors {
     /// The value at `offset` of a positional list is not storable.
     package static func listElement(_ element: Any, at offset: Int, key: any CodingKey) -> EncodingError {
         EncodingError.invalidValue(
-            element,
+            UnprintedValue(element),
             EncodingError.Context(
                 codingPath: [key],
                 debugDescription:
@@ -162,7 +163,7 @@ package enum ParameterErrors {
     /// `type` left the parameters `names` unbound; `sql` when the backend has it.
     package static func unbound(_ value: Any, of type: Any.Type, names: [String], sql: String?) -> EncodingError {
         EncodingError.invalidValue(
-            value,
+            UnprintedValue(value),
             EncodingError.Context(
                 codingPath: [],
                 debugDescription:
@@ -202,7 +203,8 @@ package enum ParameterErrors {
     /// A value that encoded nothing into its parameter.
     package static func noValue(_ value: Any, of type: Any.Type, codingPath: [any CodingKey]) -> EncodingError {
         EncodingError.invalidValue(
-            value, EncodingError.Context(codingPath: codingPath, debugDescription: "\(type) encoded no value"))
+            UnprintedValue(value),
+            EncodingError.Context(codingPath: codingPath, debugDescription: "\(type) encoded no value"))
     }
 
     /// `error` as an `EncodingError` naming `parameter`, when it is a ``DatabaseError`` of a bind; any other error
@@ -213,12 +215,29 @@ package enum ParameterErrors {
     ) -> any Error {
         guard let databaseError = error as? DatabaseError else { return error }
         return EncodingError.invalidValue(
-            value,
+            UnprintedValue(value),
             EncodingError.Context(
                 codingPath: codingPath,
                 debugDescription: databaseError.description + (parameter.map { " - parameter \($0)" } ?? ""),
                 underlyingError: databaseError))
     }
+}
+
+/// What a parameter encoding error holds in place of the value that failed to bind: the value's type, never the value.
+///
+/// `EncodingError.invalidValue` keeps the value, and an `EncodingError`'s description prints it
+/// (`EncodingError.invalidValue: "the value" (String)...`); a bound value never appears in an error's description,
+/// a log line or a span, so the errors of parameter encoding keep this instead.
+package struct UnprintedValue: CustomStringConvertible, CustomDebugStringConvertible, Sendable {
+    /// The name of the value's type.
+    package let typeName: String
+
+    package init(_ value: Any) {
+        typeName = String(describing: type(of: value))
+    }
+
+    package var description: String { "a value of type \(typeName), not shown" }
+    package var debugDescription: String { description }
 }
 
 /// The coding key of a value of a positional parameter list, for errors: `?1` for the first.

@@ -42,7 +42,7 @@ struct PostgresParameterEncoder {
         let binder = PostgresParameterBinder(collectingWith: mapping)
         guard TopLevelParameters(T.self) == .keyed else {
             throw EncodingError.invalidValue(
-                value,
+                UnprintedValue(value),
                 EncodingError.Context(
                     codingPath: [], debugDescription: "\(T.self) has no keys to name parameters: encode a struct"))
         }
