@@ -105,11 +105,8 @@ final class RowReader: ColumnReader {
     /// The columns this reader's keys look in: all of them, or the columns of one table of a join.
     let columns: Range<Int32>?
 
-    /// Whether a `GeneratedRecord` is read by its generated code (see ``RowDecoder``).
-    private let usesGeneratedCode: Bool
     /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
-    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
-    @exclusivity(unchecked) private var lastRecord: (any GeneratedRecord.Type)?
+    @exclusivity(unchecked) private var generatedRecords: GeneratedRecordCache<any GeneratedRecord.Type>
 
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies, columns: Range<Int32>? = nil,
@@ -121,18 +118,13 @@ final class RowReader: ColumnReader {
         self.mapping = mapping
         self.strategies = strategies
         self.columns = columns
-        self.usesGeneratedCode = usesGeneratedCode
+        self.generatedRecords = GeneratedRecordCache(usesGeneratedCode: usesGeneratedCode)
     }
 
     /// `T` as a `GeneratedRecord`, nil when it has no generated reader.
     @inline(__always)
     func generatedRecord<T>(_ type: T.Type) -> (any GeneratedRecord.Type)? {
-        let identifier = ObjectIdentifier(T.self)
-        if identifier != lastType {
-            lastType = identifier
-            lastRecord = usesGeneratedCode ? T.self as? any GeneratedRecord.Type : nil
-        }
-        return lastRecord
+        generatedRecords.record(T.self)
     }
 
     // MARK: ColumnReader
