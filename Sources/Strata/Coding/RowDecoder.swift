@@ -11,7 +11,7 @@ extension RowDecoder {
     }
 
     func strategies(for statement: Statement) -> ValueStrategies {
-        statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
+        statement.strategies.overridden(by: storageOverrides)
     }
 
     /// A function decoding the current row of `statement` as `T`, row after row.

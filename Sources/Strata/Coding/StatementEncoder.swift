@@ -23,7 +23,7 @@ extension StatementEncoder {
     ) throws -> StatementEncoding {
         _ = try statement.connection.openHandle(sql: statement.sql)
         statement.prepareForBinding(clearing: !forRecord)
-        let strategies = statement.strategies.overridden(date: dateStrategy, array: arrayStrategy, uuid: uuidStrategy)
+        let strategies = statement.strategies.overridden(by: storageOverrides)
         let mapping = keyEncodingStrategy.mapping
         let encoding: StatementEncoding
         if let kept, userInfo.isEmpty, kept.canEncode(for: statement, mapping: mapping, strategies: strategies) {

@@ -119,10 +119,26 @@ extension RowDecoder {
     }
 }
 
-extension ValueStrategies {
-    /// These strategies with a coder's overrides applied; nil keeps the statement's.
+/// A coder's overrides of its statement's storage strategies, nil keeping the statement's.
+///
+/// The coders are shared by every backend, but the strategies are SQLite's storage choices: the SQLite backend sets
+/// them through its own `dateStrategy`, `arrayStrategy` and `uuidStrategy` on ``RowDecoder`` and
+/// ``StatementEncoder``, which other backends do not offer.
+@usableFromInline
+package struct StorageOverrides: Sendable, Hashable {
+    @usableFromInline package var date: DateStrategy?
+    @usableFromInline package var array: ArrayStrategy?
+    @usableFromInline package var uuid: UUIDStrategy?
+
     @inlinable
-    package func overridden(date: DateStrategy?, array: ArrayStrategy?, uuid: UUIDStrategy?) -> ValueStrategies {
-        ValueStrategies(date: date ?? self.date, array: array ?? self.array, uuid: uuid ?? self.uuid)
+    package init() {}
+}
+
+extension ValueStrategies {
+    /// These strategies with a coder's overrides applied.
+    @inlinable
+    package func overridden(by overrides: StorageOverrides) -> ValueStrategies {
+        ValueStrategies(
+            date: overrides.date ?? date, array: overrides.array ?? array, uuid: overrides.uuid ?? uuid)
     }
 }

@@ -33,12 +33,9 @@ public struct RowDecoder: Sendable {
     }
     /// Whether ``keyDecodingStrategy`` was set, which a model's own strategy then does not override.
     @usableFromInline var keyDecodingStrategyIsSet = false
-    /// Overrides the statement's date strategy; only `.unixMilliseconds` changes how INTEGER is read.
-    public var dateStrategy: DateStrategy?
-    /// Overrides the statement's array strategy. Reading accepts JSON and property lists whatever it is.
-    public var arrayStrategy: ArrayStrategy?
-    /// Overrides the statement's UUID strategy. Reading accepts a blob and text whatever it is.
-    public var uuidStrategy: UUIDStrategy?
+    /// The SQLite backend's overrides of its statement's storage strategies (`dateStrategy`, `arrayStrategy`,
+    /// `uuidStrategy`, which that backend declares).
+    @usableFromInline package var storageOverrides = StorageOverrides()
     /// Contextual information for custom `init(from:)` implementations.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
     /// Whether a ``GeneratedRecord`` is read by its generated code: false only in tests that compare it with the

@@ -21,12 +21,9 @@ import Foundation
 public struct StatementEncoder: Sendable {
     /// How coding keys become parameter names. `.useDefaultKeys` by default.
     public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
-    /// Overrides the statement's date strategy.
-    public var dateStrategy: DateStrategy?
-    /// Overrides the statement's array strategy.
-    public var arrayStrategy: ArrayStrategy?
-    /// Overrides the statement's UUID strategy.
-    public var uuidStrategy: UUIDStrategy?
+    /// The SQLite backend's overrides of its statement's storage strategies (`dateStrategy`, `arrayStrategy`,
+    /// `uuidStrategy`, which that backend declares).
+    @usableFromInline package var storageOverrides = StorageOverrides()
     /// Contextual information for custom `encode(to:)` implementations.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
     /// Whether a ``GeneratedRecord`` is bound by its generated code: false only in tests that compare it with the

@@ -39,9 +39,6 @@ public struct JoinRequest<First: Model, Second: Model>: Sendable {
         JoinRequest3(base: base.adding(third.reference, on: condition, isLeft: false))
     }
 
-    /// The SQL the request runs on SQLite, with `?` for each bound value: `sql(for: SQLiteDialect())`.
-    public var sql: String { sql(for: SQLiteDialect()) }
-
     /// The SQL the request runs on the backend that speaks `dialect` (see ``QueryRequest/sql(for:)``): every
     /// column of each table, with a `NULL AS "strata_join_separator"` column between two tables' columns, where
     /// Strata splits each row between the models.
@@ -67,9 +64,6 @@ public struct LeftJoinRequest<First: Model, Second: Model>: Sendable {
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int? = nil) -> Self { Self(base: base.limit(count, offset: offset)) }
 
-    /// The SQL the request runs on SQLite, with `?` for each bound value: `sql(for: SQLiteDialect())`.
-    public var sql: String { sql(for: SQLiteDialect()) }
-
     /// The SQL the request runs on the backend that speaks `dialect` (see ``QueryRequest/sql(for:)``): every
     /// column of each table, with a `NULL AS "strata_join_separator"` column between two tables' columns, where
     /// Strata splits each row between the models.
@@ -90,9 +84,6 @@ public struct JoinRequest3<First: Model, Second: Model, Third: Model>: Sendable 
     }
     /// At most `count` rows, after skipping `offset`.
     public func limit(_ count: Int, offset: Int? = nil) -> Self { Self(base: base.limit(count, offset: offset)) }
-
-    /// The SQL the request runs on SQLite, with `?` for each bound value: `sql(for: SQLiteDialect())`.
-    public var sql: String { sql(for: SQLiteDialect()) }
 
     /// The SQL the request runs on the backend that speaks `dialect` (see ``QueryRequest/sql(for:)``): every
     /// column of each table, with a `NULL AS "strata_join_separator"` column between two tables' columns, where

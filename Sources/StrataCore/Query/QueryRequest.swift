@@ -84,12 +84,6 @@ public struct QueryRequest<Record: Model>: Sendable {
         return copy
     }
 
-    /// The SQL the request runs on SQLite, with `?` for each bound value: for logs and tests. The same as
-    /// `sql(for: SQLiteDialect())`; ``sql(for:)`` shows another backend's text.
-    public var sql: String {
-        sql(for: SQLiteDialect())
-    }
-
     /// The SQL the request runs on the backend that speaks `dialect`: the text that backend sends, placeholders
     /// and all, for logs and tests. The values are bound apart from it and never appear in it.
     ///
@@ -124,9 +118,9 @@ public struct QueryRequest<Record: Model>: Sendable {
 
     /// The quoted table name that qualifies the model's own columns.
     package var ownTable: String {
-        // Quoting is the same in every dialect: a name between double quotes, with embedded ones doubled.
-        var renderer = SQLRenderer(dialect: SQLiteDialect(), ownTable: nil)
-        return renderer.quoted(Record.tableName)
+        // Quoting is the same in every dialect. A NUL character shows as `\0` here, and fails the request where the
+        // renderer quotes the table name.
+        quotedIdentifier(Record.tableName.replacingOccurrences(of: "\u{0}", with: "\\0"))
     }
 
     package func makeRenderer(dialect: any SQLDialect) -> SQLRenderer {

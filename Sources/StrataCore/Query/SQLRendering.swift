@@ -3,7 +3,7 @@ internal import Foundation
 /// How a backend spells what differs between SQL dialects: requests, expressions and records render through it and
 /// never touch a database API, so a backend is a dialect and a driver, not a fork of the library.
 ///
-/// Strata's backends each have one: ``SQLiteDialect`` (here, since ``QueryRequest/sql`` shows SQLite's text) and
+/// Strata's backends each have one: `SQLiteDialect` (in Strata, whose `request.sql` shows SQLite's text) and
 /// `PostgresDialect` (in StrataPostgres). Give one to a request's `sql(for:)` to see the SQL that request runs on
 /// that backend:
 ///
@@ -75,46 +75,14 @@ extension SQLDialect {
         guard !name.unicodeScalars.contains("\u{0}") else {
             throw DatabaseError(code: .invalidArgument, message: "an SQL identifier cannot contain a NUL character")
         }
-        return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return quotedIdentifier(name)
     }
 }
 
-/// SQLite's spelling: `?` placeholders, `ON CONFLICT ... excluded`, `LIKE` as it is, NULL already smallest.
-///
-/// ``QueryRequest/sql`` is a request's text in this dialect: `request.sql(for: SQLiteDialect())`.
-public struct SQLiteDialect: SQLDialect {
-    public init() {}
-
-    /// `?`: SQLite numbers its values in order.
-    public func placeholder(_ index: Int) -> String { "?" }
-
-    /// `:name`.
-    public func namedPlaceholder(_ name: String) -> String { ":" + name }
-
-    /// `ON CONFLICT ("id") DO UPDATE SET "a" = excluded."a"`, or `DO NOTHING` when the key is the only column.
-    ///
-    /// See https://sqlite.org/lang_upsert.html
-    public func upsertClause(conflictColumn: String, columns: [String]) -> String {
-        let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        return " ON CONFLICT (\(conflictColumn)) " + (columns.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(assignments)")
-    }
-
-    /// ` RETURNING *`.
-    public var returningAllColumns: String { " RETURNING *" }
-
-    /// ``SQLSyntax/sqlite``.
-    public var syntax: SQLSyntax { .sqlite }
-
-    /// `LIKE`, which is already ASCII case-insensitive without an escape character.
-    public var like: (operator: String, collation: String?, defaultEscape: String?) { ("LIKE", nil, nil) }
-
-    /// ` COLLATE name`, ``SQLCollation/decimal`` included (Strata registers it on every connection).
-    public func collate(_ collation: SQLCollation) -> String? {
-        " COLLATE " + ((try? quote(collation.name)) ?? "BINARY")
-    }
-
-    /// Nothing: SQLite sorts NULL before every value.
-    public func nullsOrder(descending: Bool) -> String { "" }
+/// `name` in double quotes, with embedded quotes doubled, whatever it holds: ``SQLDialect/quote(_:)`` refuses a NUL
+/// character before it comes here.
+package func quotedIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
