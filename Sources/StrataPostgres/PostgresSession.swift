@@ -148,6 +148,9 @@ public struct PostgresSession: Sendable {
 
     /// `sql` with its named parameters numbered and their values in order.
     func statement(_ sql: String, _ parameters: PostgresParameters) throws -> PostgresStatement {
+        if case .encodable(let value) = parameters {
+            return try statement(sql, encoding: value)
+        }
         let text = try PostgresStatementText(sql, positionalCount: 0, questionMarks: false)
         let named = try parameters.values()
         let values = try text.names.map { name in
@@ -156,6 +159,17 @@ public struct PostgresSession: Sendable {
             }
             return value
         }
+        return PostgresStatement(sql: text.sql, values: values)
+    }
+
+    /// `sql` with its parameters bound from an `Encodable` value by StrataCore's parameter encoder: a struct or
+    /// dictionary names them, a list gives `$1`, `$2`... in order, a single value the only one.
+    private func statement<T: Encodable>(_ sql: String, encoding value: T) throws -> PostgresStatement {
+        let positionalCount =
+            TopLevelParameters(T.self) == .list ? (value as? any PositionalParameters)?.positionalValues.count ?? 0 : 0
+        let text = try PostgresStatementText(sql, positionalCount: positionalCount, questionMarks: false)
+        let values = try PostgresParameterEncoder().values(
+            value, for: text, positionalCount: positionalCount, sql: sql)
         return PostgresStatement(sql: text.sql, values: values)
     }
 
@@ -217,6 +231,7 @@ enum PostgresParameters {
         case .none:
             return [:]
         case .encodable(let value):
+            // Bound by `statement(_:encoding:)`, which knows the statement's parameters.
             return try PostgresParameterEncoder().encode(value)
         case .values(let values):
             var result: [String: PostgresValue] = [:]

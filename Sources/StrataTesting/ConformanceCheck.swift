@@ -56,6 +56,10 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// row as a single value, a snake_case column listed as its camelCase key, `decodeNil(forKey:)`; NULL into a
     /// non-optional, a value out of range, a missing column.
     case decoding
+    /// Parameters bind the same values, and fail with the same errors, on every backend: a value no column can hold
+    /// and a nested container in a parameter are `EncodingError`s naming the parameter (never the value) at its coding
+    /// path, and `superEncoder()` binds the same statement.
+    case encoding
 
     /// A `GeneratedRecord` (what `@Table` writes) read and bound by its generated code through `insert`, `update`,
     /// `insert(contentsOf:)`, `find`, `fetchAll` of the type, of a request and of SQL, with the values and the
@@ -110,6 +114,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .migrations: try await Checks.migrations(writer)
         case .stream: try await Checks.stream(writer, concurrent: backend.readsRunBesideWrites)
         case .decoding: try await DecodingChecks.run(writer)
+        case .encoding: try await EncodingChecks.run(writer)
         case .generatedRecords: try await GeneratedRecordChecks.run(writer, of: backend)
         }
     }

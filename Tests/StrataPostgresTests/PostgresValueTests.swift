@@ -202,12 +202,18 @@ struct PostgresValueTests {
             let fits = try await pool.read { db in try await db.fetchOne(Int16.self, query: "SELECT 300::int8") }
             #expect(fits == 300)
 
-            let tooBig = await #expect(throws: DatabaseError.self) {
+            // An Encodable dictionary: StrataCore's parameter encoder names the parameter, as on SQLite.
+            let tooBig = await #expect(throws: EncodingError.self) {
                 try await pool.read { db in
                     _ = try await db.fetchOne(Int.self, query: "SELECT :n::int8", parameters: ["n": UInt64.max])
                 }
             }
-            #expect(tooBig?.code == .valueOutOfRange)
+            guard case .invalidValue(_, let context) = tooBig else {
+                Issue.record("no EncodingError.invalidValue")
+                return
+            }
+            #expect((context.underlyingError as? DatabaseError)?.code == .valueOutOfRange)
+            #expect(context.debugDescription.hasSuffix(" - parameter :n"))
         }
     }
 
@@ -224,18 +230,55 @@ struct PostgresValueTests {
                     parameters: Filter(mood: "happy", since: Date(timeIntervalSince1970: 0)))
             }
             #expect(result == "happy since 1970")
-            let error = await #expect(throws: DatabaseError.self) {
+            let error = await #expect(throws: EncodingError.self) {
                 try await pool.read { db in
                     _ = try await db.fetchOne(Int.self, query: "SELECT :a + :b", parameters: ["a": 1])
                 }
             }
-            #expect(error?.code == .unknownParameter)
-            #expect(error?.message == "no value for the parameter :b")
+            #expect("\(error.map { $0 } as Any)".contains("has no value for parameter :b of `SELECT :a + :b`"))
+            // A dictionary of storable values is bound without the encoder.
+            let values: [String: (any DatabaseValueConvertible)?] = ["a": 1]
+            let unknown = await #expect(throws: DatabaseError.self) {
+                try await pool.read { db in
+                    _ = try await db.fetchOne(Int.self, query: "SELECT :a + :b", parameters: values)
+                }
+            }
+            #expect(unknown?.code == .unknownParameter)
+            #expect(unknown?.message == "no value for the parameter :b")
             // ':' in strings, casts and comments is not a parameter.
             let text = try await pool.read { db in
                 try await db.fetchOne(String.self, query: "SELECT ':notAParameter' || 1::text -- :nor this")
             }
             #expect(text == ":notAParameter1")
+        }
+    }
+
+    @Test("an Encodable parameter binds as on SQLite: a list in order, a single value, a missing key an EncodingError")
+    func encodableParameterShapes() async throws {
+        struct Filter: Encodable {
+            var a: Int
+        }
+        try await PostgresTestServer.withPool { pool in
+            let sum = try await pool.read { db in
+                try await db.fetchOne(Int.self, query: "SELECT $1::int8 + $2::int8", parameters: [40, 2])
+            }
+            #expect(sum == 42)
+            let single = try await pool.read { db in
+                try await db.fetchOne(String.self, query: "SELECT :name || '!'", parameters: "Ada")
+            }
+            #expect(single == "Ada!")
+            let wrongLength = await #expect(throws: EncodingError.self) {
+                try await pool.read { db in
+                    _ = try await db.fetchOne(Int.self, query: "SELECT $1::int8", parameters: [1, 2])
+                }
+            }
+            #expect("\(wrongLength.map { $0 } as Any)".contains("a list of 2 values"))
+            let missing = await #expect(throws: EncodingError.self) {
+                try await pool.read { db in
+                    _ = try await db.fetchOne(Int.self, query: "SELECT :a + :b", parameters: Filter(a: 1))
+                }
+            }
+            #expect("\(missing.map { $0 } as Any)".contains("Filter has no value for parameter :b"))
         }
     }
 }

@@ -63,15 +63,12 @@ final class CodingCache {
         let identifier = ObjectIdentifier(T.self)
         if identifier != lastTopLevelType {
             lastTopLevelType = identifier
+            // StrataCore's rule for every backend, with generated records apart.
             lastTopLevelKind =
-                if T.self is any PositionalParameters.Type && T.self != [UInt8].self {
-                    .list
-                } else if T.self is any DatabaseValueConvertible.Type {
-                    .single
-                } else if T.self is any GeneratedRecord.Type {
-                    .generated
-                } else {
-                    .keyed
+                switch TopLevelParameters(T.self) {
+                case .list: .list
+                case .single: .single
+                case .keyed: T.self is any GeneratedRecord.Type ? .generated : .keyed
                 }
             lastTopLevelRecord = T.self as? any GeneratedRecord.Type
         }

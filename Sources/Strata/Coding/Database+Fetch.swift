@@ -40,6 +40,7 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_returning.html
     @inlinable
+    @_disfavoredOverload
     public func fetchAll<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> [T] {
@@ -51,19 +52,9 @@ extension Database {
     }
 
     /// Every row of a one-column `query` as `T`: `try db.fetchAll(String.self, query: "SELECT name FROM foo")`.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchAll<T: DatabaseValueConvertible>(
-        _ type: T.Type, query: String, parameters: (any Encodable)? = nil
-    ) throws -> [T] {
-        try collect(query: query, parameters: QueryParameters(parameters)) {
-            $0
-        } decode: {
-            try $0.scalar(T.self)
-        }
-    }
-
-    /// Every row of a one-column `query` as `T`, for types that are both `Decodable` and
-    /// `DatabaseValueConvertible` (`String`, `Int`, `Date`, ...): the column is read through the conversion.
-    public func fetchAll<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
         try collect(query: query, parameters: QueryParameters(parameters)) {
@@ -86,6 +77,7 @@ extension Database {
     ///   changes are rolled back, as in ``fetchAll(_:query:parameters:decoder:)-2ly3p``.
     ///
     /// See https://www.sqlite.org/lang_returning.html
+    @_disfavoredOverload
     public func fetchOne<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> T? {
@@ -102,15 +94,9 @@ extension Database {
     /// ```
     ///
     /// An optional `T` still tells the two apart: `fetchOne(Int64?.self, ...)` is `.some(nil)` for a NULL row.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchOne<T: DatabaseValueConvertible>(
-        _ type: T.Type, query: String, parameters: (any Encodable)? = nil
-    ) throws -> T? {
-        try first(query: query, parameters: QueryParameters(parameters)) { try $0.firstScalar(T.self) } ?? nil
-    }
-
-    /// The first row of a one-column `query` as `T`, or nil when there is none, or when its value is NULL and `T`
-    /// cannot hold NULL.
-    public func fetchOne<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
         try first(query: query, parameters: QueryParameters(parameters)) { try $0.firstScalar(T.self) } ?? nil
@@ -124,6 +110,7 @@ extension Database {
     ///   lock until it was released.
     ///
     /// - Complexity: O(1) memory in the number of rows of a `SELECT`; O(n) for the rows of a write.
+    @_disfavoredOverload
     public func fetchCursor<T: Decodable>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil, decoder: RowDecoder = RowDecoder()
     ) throws -> FetchCursor<T> {
@@ -133,16 +120,9 @@ extension Database {
     }
 
     /// A lazy cursor over a one-column `query`, reading each value as `T`.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchCursor<T: DatabaseValueConvertible>(
-        _ type: T.Type, query: String, parameters: (any Encodable)? = nil
-    ) throws -> FetchCursor<T> {
-        try cursor(over: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {
-            try $0.scalar(T.self)
-        }
-    }
-
-    /// A lazy cursor over a one-column `query`, reading each value as `T`.
-    public func fetchCursor<T: Decodable & DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> FetchCursor<T> {
         try cursor(over: try cursorStatement(query: query, parameters: QueryParameters(parameters))) {

@@ -70,6 +70,7 @@ extension Database {
 
     /// A lazy cursor over the rows of `sql`, decoding one row per ``FetchCursor/next()``, as
     /// ``fetchCursor(_:query:parameters:decoder:)`` reads them.
+    @_disfavoredOverload
     public func fetchCursor<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder()) throws
         -> FetchCursor<T>
     {
@@ -79,14 +80,9 @@ extension Database {
     }
 
     /// A lazy cursor over a one-column `sql`, reading each value as `T`.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchCursor<T: DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) throws -> FetchCursor<T> {
-        try cursor(over: try cursorStatement(sql)) { try $0.scalar(T.self) }
-    }
-
-    /// A lazy cursor over a one-column `sql`, reading each value as `T`.
-    public func fetchCursor<T: Decodable & DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) throws
-        -> FetchCursor<T>
-    {
         try cursor(over: try cursorStatement(sql)) { try $0.scalar(T.self) }
     }
 

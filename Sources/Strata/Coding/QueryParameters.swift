@@ -83,6 +83,7 @@ extension Database {
     }
 
     /// Every row of `query` decoded as `T`, with parameters from a dictionary of values of any storable types.
+    @_disfavoredOverload
     public func fetchAll<T: Decodable>(
         _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?],
         decoder: RowDecoder = RowDecoder()
@@ -95,6 +96,8 @@ extension Database {
     }
 
     /// Every row of a one-column `query` as `T`, with parameters from a dictionary.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchAll<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?]
     ) throws -> [T] {
@@ -105,18 +108,8 @@ extension Database {
         }
     }
 
-    /// Every row of a one-column `query` as `T`, with parameters from a dictionary.
-    public func fetchAll<T: Decodable & DatabaseValueConvertible>(
-        _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?]
-    ) throws -> [T] {
-        try collect(query: query, parameters: .values(parameters)) {
-            $0
-        } decode: {
-            try $0.scalar(T.self)
-        }
-    }
-
     /// The first row of `query` decoded as `T`, or nil, with parameters from a dictionary.
+    @_disfavoredOverload
     public func fetchOne<T: Decodable>(
         _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?],
         decoder: RowDecoder = RowDecoder()
@@ -127,16 +120,12 @@ extension Database {
     }
 
     /// The first row of a one-column `query` as `T`, or nil, with parameters from a dictionary.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchOne<T: DatabaseValueConvertible>(
         _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?]
     ) throws -> T? {
         try first(query: query, parameters: .values(parameters)) { try $0.scalar(T.self) }
     }
 
-    /// The first row of a one-column `query` as `T`, or nil, with parameters from a dictionary.
-    public func fetchOne<T: Decodable & DatabaseValueConvertible>(
-        _ type: T.Type, query: String, parameters: [String: (any DatabaseValueConvertible)?]
-    ) throws -> T? {
-        try first(query: query, parameters: .values(parameters)) { try $0.scalar(T.self) }
-    }
 }

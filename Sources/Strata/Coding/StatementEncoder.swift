@@ -86,22 +86,12 @@ final class StatementEncoding: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        writer.fail(
-            EncodingError.invalidValue(
-                [Any](),
-                EncodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "a list cannot bind named parameters; encode a struct or dictionary")))
+        writer.fail(ParameterErrors.topLevelList(codingPath: codingPath))
         return DiscardingUnkeyedContainer(codingPath: codingPath)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        writer.fail(
-            EncodingError.invalidValue(
-                (),
-                EncodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "a single value cannot bind named parameters; encode a struct or dictionary")))
+        writer.fail(ParameterErrors.topLevelSingleValue(codingPath: codingPath))
         return ColumnEncoder(strategies: writer.strategies, codingPath: codingPath, userInfo: userInfo)
     }
 }
@@ -172,13 +162,7 @@ final class ParameterWriter {
         } else if kind == .single, let convertible = value as? any DatabaseValueConvertible {
             // A single value binds the statement's only parameter.
             guard statement.parameterCount == 1 else {
-                throw EncodingError.invalidValue(
-                    value,
-                    EncodingError.Context(
-                        codingPath: [],
-                        debugDescription:
-                            "a single \(T.self) binds a statement with one parameter; this one has "
-                            + "\(statement.parameterCount); encode a struct or dictionary instead"))
+                throw ParameterErrors.singleValue(value, of: T.self, parameterCount: statement.parameterCount)
             }
             try bind(convertible, to: ParameterTarget(position: -1, index: 1, hasOthers: false), key: nil)
         } else if kind == .generated, usesGeneratedCode, let record = cache.lastTopLevelRecord {
@@ -193,37 +177,20 @@ final class ParameterWriter {
             let names = unbound.map { index in
                 statement.parameterIndexes().first { $0.value.contains(index) }.map { ":" + $0.key } ?? "?\(index)"
             }
-            throw EncodingError.invalidValue(
-                value,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription:
-                        "\(T.self) has no value for parameter\(names.count == 1 ? "" : "s") "
-                        + names.joined(separator: ", ") + " of `\(statement.sql)`"))
+            throw ParameterErrors.unbound(value, of: T.self, names: names, sql: statement.sql)
         }
     }
 
     /// Binds `values` to the parameters in order: `parameters: [2, "x"]` binds `?1` and `?2`.
     private func bindPositionally(_ values: [any Encodable], of list: some Encodable) throws {
         guard values.count == statement.parameterCount else {
-            throw EncodingError.invalidValue(
-                list,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription:
-                        "a list of \(values.count) value\(values.count == 1 ? "" : "s") binds the parameters in order, "
-                        + "and `\(statement.sql)` has \(statement.parameterCount)"))
+            throw ParameterErrors.listCount(
+                list, count: values.count, parameterCount: statement.parameterCount, sql: statement.sql)
         }
         for (offset, element) in values.enumerated() {
             let key = PositionKey(intValue: offset)
             guard let convertible = element as? any DatabaseValueConvertible else {
-                throw EncodingError.invalidValue(
-                    element,
-                    EncodingError.Context(
-                        codingPath: [key],
-                        debugDescription:
-                            "value \(offset + 1) of the list is a \(type(of: element)), not a storable value; "
-                            + "bind nested values through a struct or dictionary"))
+                throw ParameterErrors.listElement(element, at: offset, key: key)
             }
             try bind(
                 convertible, to: ParameterTarget(position: -1, index: Int32(offset + 1), hasOthers: false), key: key)
@@ -365,31 +332,8 @@ final class ParameterWriter {
     }
 
     func encodingError(_ error: any Error, value: Any, key: (any CodingKey)?) -> any Error {
-        guard let databaseError = error as? DatabaseError else { return error }
-        let path = key.map { codingPath + [$0] } ?? codingPath
-        let parameter = key.map { " - parameter :\(mapping.name(for: $0.stringValue))" } ?? ""
-        return EncodingError.invalidValue(
-            value,
-            EncodingError.Context(
-                codingPath: path, debugDescription: databaseError.description + parameter,
-                underlyingError: databaseError))
+        ParameterErrors.binding(
+            error, value: value, parameter: key.map { ":" + mapping.name(for: $0.stringValue) },
+            codingPath: key.map { codingPath + [$0] } ?? codingPath)
     }
-}
-
-/// A list of values given as a statement's parameters, bound in order.
-protocol PositionalParameters {
-    var positionalValues: [any Encodable] { get }
-}
-
-extension Array: PositionalParameters where Element: Encodable {
-    var positionalValues: [any Encodable] { self }
-}
-
-/// The coding key of a value of a positional parameter list, for error messages.
-private struct PositionKey: CodingKey {
-    let intValue: Int?
-    var stringValue: String { "?\((intValue ?? 0) + 1)" }
-
-    init(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
 }

@@ -113,12 +113,6 @@ struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     private func unsupportedNesting(_ key: Key) -> EncodingError {
-        EncodingError.invalidValue(
-            key.stringValue,
-            EncodingError.Context(
-                codingPath: codingPath + [key],
-                debugDescription:
-                    "a parameter cannot hold a nested container; declare the property as a Codable type "
-                    + "and it is stored as JSON"))
+        ParameterErrors.nestedContainer(forKey: key, codingPath: codingPath)
     }
 }

@@ -149,6 +149,7 @@ extension Database {
     /// let stats = try db.fetchAll(Stats.self, Note.select(max(Column("id")).forKey("newest"),
     ///                                                     count(Column("id")).forKey("total")))
     /// ```
+    @_disfavoredOverload
     public func fetchAll<T: Decodable>(
         _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
     ) throws -> [T] {
@@ -164,6 +165,7 @@ extension Database {
     }
 
     /// The first row of `request` decoded as `T`, or nil.
+    @_disfavoredOverload
     public func fetchOne<T: Decodable>(
         _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
     ) throws -> T? {
@@ -175,16 +177,11 @@ extension Database {
     }
 
     /// Every row of a one-column `request` as `T`.
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchAll<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
         -> [T]
     {
-        try scalars(T.self, request)
-    }
-
-    /// Every row of a one-column `request` as `T`, for types both `Decodable` and storable (`Int`, `String`...).
-    public func fetchAll<T: Decodable & DatabaseValueConvertible>(
-        _ type: T.Type, _ request: QueryRequest<some Model>
-    ) throws -> [T] {
         try scalars(T.self, request)
     }
 
@@ -194,17 +191,11 @@ extension Database {
     /// ```swift
     /// let newest = try db.fetchOne(Int64.self, Note.select(max(Column("id"))))    // nil when there is no note
     /// ```
+    ///
+    /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchOne<T: DatabaseValueConvertible>(_ type: T.Type, _ request: QueryRequest<some Model>) throws
         -> T?
     {
-        try scalar(T.self, request)
-    }
-
-    /// The first row of a one-column `request` as `T`, or nil when there is no row, or when its value is NULL and
-    /// `T` cannot hold NULL.
-    public func fetchOne<T: Decodable & DatabaseValueConvertible>(
-        _ type: T.Type, _ request: QueryRequest<some Model>
-    ) throws -> T? {
         try scalar(T.self, request)
     }
 

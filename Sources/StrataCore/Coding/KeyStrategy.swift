@@ -83,6 +83,10 @@ extension StatementEncoder {
         /// The closure returns the parameter name (without prefix) for a key.
         case custom(@Sendable (String) -> String)
 
+        /// The name of the parameter that the coding key `key` binds, without prefix: `created_at` for `createdAt`
+        /// with `.convertToSnakeCase`.
+        public func parameterName(for key: String) -> String { mapping.name(for: key) }
+
         @inlinable
         package var mapping: KeyMapping {
             switch self {

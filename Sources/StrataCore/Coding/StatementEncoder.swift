@@ -33,3 +33,20 @@ public struct StatementEncoder: Sendable {
     @inlinable
     public init() {}
 }
+
+extension StatementEncoder {
+    /// Binds the parameters of `binder`, a backend's ``ParameterBinder``, from `value`: StrataCore's one parameter
+    /// encoder, which every backend uses, with this encoder's `userInfo`. The binder maps keys to parameter names
+    /// with ``keyEncodingStrategy`` (see ``KeyEncodingStrategy/parameterName(for:)``).
+    ///
+    /// ```swift
+    /// try StatementEncoder().encode(note, to: binder)
+    /// ```
+    ///
+    /// - Throws: `EncodingError` with the coding path, naming the parameter, when a parameter is left without a
+    ///   value, a value cannot be bound (the binder's ``DatabaseError`` is its underlying error), or `value` cannot
+    ///   bind the statement's parameters (a list of another length, a single value for several parameters).
+    public func encode<T: Encodable>(_ value: T, to binder: some ParameterBinder) throws {
+        try ParameterEncoding(binder: binder, userInfo: userInfo).encode(value)
+    }
+}

@@ -1,182 +1,131 @@
 import Foundation
 internal import StrataCore
 
-/// Encodes an `Encodable` value into named parameters, as Strata's `StatementEncoder` binds them on SQLite: each
-/// coding key names the parameter of the same name (through `mapping`), `nil` is NULL, and a nested value is
-/// one `jsonb` parameter.
+/// Encodes an `Encodable` value into a statement's parameters through StrataCore's one parameter encoder (see
+/// `ParameterBinder`), as Strata binds them on SQLite: each coding key names the parameter of the same name
+/// (through `mapping`), `nil` is NULL, a nested value is one `jsonb` parameter, a list binds `$1`, `$2`... in order
+/// and a single value the only parameter.
 struct PostgresParameterEncoder {
     /// How coding keys become parameter names.
     var mapping: KeyMapping = .useDefaultKeys
 
-    /// The parameters of `value`, by name.
+    /// The values of the parameters of `text`, made from `value`, in order: the `$n` first, then the named ones.
     ///
-    /// - Throws: ``DatabaseError`` (`invalidArgument`) when `value` is not keyed or nests a container, or the error
-    ///   of a value that cannot be sent.
+    /// - Throws: `EncodingError` when a parameter is left without a value or a value cannot be sent.
+    func values<T: Encodable>(_ value: T, for text: PostgresStatementText, positionalCount: Int, sql: String) throws
+        -> [PostgresValue]
+    {
+        let binder = PostgresParameterBinder(
+            names: text.names, positionalCount: positionalCount, highestPositional: text.highestPositional,
+            mapping: mapping)
+        try ParameterEncoding(binder: binder, sql: sql).encode(value)
+        return binder.values
+    }
+
+    /// The parameters of `value`, by name: every key it encodes names one.
+    ///
+    /// - Throws: `EncodingError` when `value` is not keyed, nests a container, or has a value that cannot be sent.
     func encode<T: Encodable>(_ value: T) throws -> [String: PostgresValue] {
-        let collector = try collect(value)
-        return Dictionary(zip(collector.names, collector.values), uniquingKeysWith: { _, last in last })
+        let binder = try collect(value)
+        return Dictionary(zip(binder.names, binder.values), uniquingKeysWith: { _, last in last })
     }
 
     /// The top-level coding keys of `model`, in order, once each, with their values: what ``PostgresSession``'s
     /// record methods bind, matched to cached statements by the keys. Nil for a model this cannot encode, whose
     /// caller then takes the path that says why.
     static func encodeRecord<T: Encodable>(_ model: T) -> (keys: [String], values: [PostgresValue])? {
-        guard let collector = try? PostgresParameterEncoder().collect(model) else { return nil }
-        return (collector.names, collector.values)
+        guard let binder = try? PostgresParameterEncoder().collect(model) else { return nil }
+        return (binder.names, binder.values)
     }
 
-    private func collect<T: Encodable>(_ value: T) throws -> ParameterCollector {
-        let collector = ParameterCollector(mapping: mapping)
-        try value.encode(to: collector)
-        if let failure = collector.failure { throw failure }
-        return collector
+    private func collect<T: Encodable>(_ value: T) throws -> PostgresParameterBinder {
+        let binder = PostgresParameterBinder(collectingWith: mapping)
+        guard TopLevelParameters(T.self) == .keyed else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [], debugDescription: "\(T.self) has no keys to name parameters: encode a struct"))
+        }
+        try ParameterEncoding(binder: binder).encode(value)
+        return binder
     }
 }
 
-/// The `Encoder` of ``PostgresParameterEncoder``: the names of the keys encoded, in the order they were first
-/// encoded, with the last value of each.
-private final class ParameterCollector: Encoder {
+/// PostgreSQL's `ParameterBinder`: the value of each `$n` of a statement, as ``PostgresValue``s.
+///
+/// A binder made for a statement knows its parameters (its `$n`, then its named parameters); one made to collect
+/// (for a record, whose SQL follows the keys it encodes) gives each new key the next parameter.
+final class PostgresParameterBinder: ParameterBinder {
     let mapping: KeyMapping
-    private(set) var names: [String] = []
-    private(set) var values: [PostgresValue] = []
-    private var positions: [String: Int] = [:]
-    var failure: (any Error)?
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The names of the named parameters, after the positional ones: `names[0]` is `$(positionalCount + 1)`.
+    private(set) var names: [String]
+    /// The number of `$n` parameters given by position.
+    let positionalCount: Int
+    /// The highest `$n` the statement uses.
+    let highestPositional: Int
+    /// Whether each new key is a new parameter.
+    let collecting: Bool
+    /// The value of each parameter, in order.
+    private(set) var values: [PostgresValue]
 
-    init(mapping: KeyMapping) {
+    /// The parameters of a statement: `positionalCount` of them by position, of which the SQL uses up to
+    /// `highestPositional`, then `names`.
+    init(names: [String], positionalCount: Int, highestPositional: Int, mapping: KeyMapping) {
         self.mapping = mapping
+        self.names = names
+        self.positionalCount = positionalCount
+        self.highestPositional = highestPositional
+        collecting = false
+        values = Array(repeating: .null, count: positionalCount + names.count)
     }
 
-    /// Sets the parameter `name` to `value`: a key encoded twice keeps its place and takes the last value.
-    func set(_ name: String, _ value: PostgresValue) {
-        if let position = positions[name] {
-            values[position] = value
+    /// Parameters named by the keys encoded, in the order they are first encoded.
+    init(collectingWith mapping: KeyMapping) {
+        self.mapping = mapping
+        names = []
+        positionalCount = 0
+        highestPositional = 0
+        collecting = true
+        values = []
+    }
+
+    var parameterCount: Int { highestPositional + names.count }
+
+    func parameterIndex(forKey key: String) -> Int? {
+        let name = mapping.name(for: key)
+        if let offset = names.firstIndex(of: name) { return positionalCount + offset + 1 }
+        guard collecting else { return nil }
+        names.append(name)
+        values.append(.null)
+        return positionalCount + names.count
+    }
+
+    func parameterName(at index: Int) -> String {
+        index <= positionalCount ? "$\(index)" : ":" + names[index - positionalCount - 1]
+    }
+
+    func bindNull(at index: Int) throws { values[index - 1] = .null }
+    func bindBool(_ value: Bool, at index: Int) throws { values[index - 1] = .bool(value) }
+    func bindInteger(_ value: Int64, at index: Int) throws { values[index - 1] = .int8(value) }
+    func bindDouble(_ value: Double, at index: Int) throws { values[index - 1] = PostgresValue.double(value) }
+    func bindFloat(_ value: Float, at index: Int) throws { values[index - 1] = PostgresValue.float(value) }
+    func bindString(_ value: String, at index: Int) throws { values[index - 1] = .text(value) }
+
+    /// The built-in types and ``DatabaseValueConvertible`` types as ``PostgresValue/make(_:)`` sends them; a
+    /// sequence (an array, a set, a dictionary) as `jsonb`.
+    func bindValue<T: Encodable>(_ value: T, at index: Int, otherwise: (Int) throws -> Void) throws {
+        if let known = try PostgresValue.known(value) {
+            values[index - 1] = known
+        } else if value is any Sequence {
+            try bindNested(value, at: index)
+        } else if let convertible = value as? any DatabaseValueConvertible {
+            values[index - 1] = try PostgresValue.make(databaseValue: convertible.databaseValue, of: T.self)
         } else {
-            positions[name] = names.count
-            names.append(name)
-            values.append(value)
+            try otherwise(index)
         }
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(ParameterContainer<Key>(collector: self))
+    func bindNested<T: Encodable>(_ value: T, at index: Int) throws {
+        values[index - 1] = try PostgresValue.json(value)
     }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        fail("parameters are named: encode a keyed type (a struct or a dictionary), not a list")
-        return DiscardingContainer<AnyKey>()
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        fail("parameters are named: encode a keyed type (a struct or a dictionary), not a single value")
-        return DiscardingContainer<AnyKey>()
-    }
-
-    func fail(_ message: String) {
-        if failure == nil { failure = DatabaseError(code: .invalidArgument, message: message) }
-    }
-}
-
-private struct ParameterContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let collector: ParameterCollector
-    var codingPath: [any CodingKey] { [] }
-
-    private func name(_ key: Key) -> String { collector.mapping.name(for: key.stringValue) }
-
-    mutating func encodeNil(forKey key: Key) throws { collector.set(name(key), .null) }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        collector.set(name(key), try PostgresValue.make(value))
-    }
-
-    // Every overload: the standard library's defaults for the concrete ones skip nil, and a nil optional is NULL.
-    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try put(value, key) }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try put(value, key) }
-
-    /// `value`, or NULL for nil.
-    private mutating func put<T: Encodable>(_ value: T?, _ key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-        -> KeyedEncodingContainer<NestedKey>
-    {
-        collector.fail("parameter \(key.stringValue): encode a nested value as an Encodable type (sent as jsonb)")
-        return KeyedEncodingContainer(DiscardingContainer<NestedKey>())
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        collector.fail("parameter \(key.stringValue): encode a nested value as an Encodable type (sent as jsonb)")
-        return DiscardingContainer<Key>()
-    }
-
-    mutating func superEncoder() -> any Encoder { collector }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { collector }
-}
-
-/// A container that keeps nothing, returned where the encoder has already recorded a failure.
-private struct DiscardingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol, UnkeyedEncodingContainer,
-    SingleValueEncodingContainer
-{
-    var codingPath: [any CodingKey] { [] }
-    var count: Int { 0 }
-
-    /// A container that keeps nothing.
-    init() {}
-
-    mutating func encodeNil(forKey key: Key) throws {}
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-    mutating func encodeNil() throws {}
-    mutating func encode<T: Encodable>(_ value: T) throws {}
-    mutating func encode(_ value: Bool) throws {}
-    mutating func encode(_ value: String) throws {}
-    mutating func encode(_ value: Double) throws {}
-    mutating func encode(_ value: Float) throws {}
-    mutating func encode(_ value: Int) throws {}
-    mutating func encode(_ value: Int8) throws {}
-    mutating func encode(_ value: Int16) throws {}
-    mutating func encode(_ value: Int32) throws {}
-    mutating func encode(_ value: Int64) throws {}
-    mutating func encode(_ value: UInt) throws {}
-    mutating func encode(_ value: UInt8) throws {}
-    mutating func encode(_ value: UInt16) throws {}
-    mutating func encode(_ value: UInt32) throws {}
-    mutating func encode(_ value: UInt64) throws {}
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-        -> KeyedEncodingContainer<NestedKey>
-    {
-        KeyedEncodingContainer(DiscardingContainer<NestedKey>())
-    }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
-        -> KeyedEncodingContainer<NestedKey>
-    {
-        KeyedEncodingContainer(DiscardingContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { self }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
-    mutating func superEncoder() -> any Encoder { PostgresColumnEncoder() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { PostgresColumnEncoder() }
-}
-
-/// A key for `DiscardingContainer` where none is needed.
-private struct AnyKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }

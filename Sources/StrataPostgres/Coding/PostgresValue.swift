@@ -75,7 +75,7 @@ enum PostgresValue: Sendable, Equatable {
     }
 
     /// The built-in types, or nil for any other.
-    private static func known(_ value: Any) throws -> PostgresValue? {
+    static func known(_ value: Any) throws -> PostgresValue? {
         // The type, not a cast: an empty array of any element type casts to [UInt8].
         if Swift.type(of: value) == [UInt8].self, let bytes = value as? [UInt8] {
             return .bytea(bytes)
@@ -116,7 +116,7 @@ enum PostgresValue: Sendable, Equatable {
     }
 
     /// The value of a `DatabaseValue`, which a custom ``DatabaseValueConvertible`` type of `type` gave.
-    private static func make(databaseValue: DatabaseValue, of type: Any.Type) throws -> PostgresValue {
+    static func make(databaseValue: DatabaseValue, of type: Any.Type) throws -> PostgresValue {
         switch databaseValue {
         case .null: .null
         case .integer(let value): .int8(value)
@@ -172,7 +172,7 @@ enum PostgresValue: Sendable, Equatable {
     }
 
     /// `value` as `jsonb`, in the JSON Strata writes for nested values on SQLite.
-    private static func json<T: Encodable>(_ value: T) throws -> PostgresValue {
+    static func json<T: Encodable>(_ value: T) throws -> PostgresValue {
         switch try NestedValueCoding.encode(value, strategy: .json) {
         case .text(let text): return .jsonb(text)
         default:

@@ -16,6 +16,8 @@ struct PostgresStatementText {
     let sql: String
     /// The name of each parameter after the positional ones: `names[0]` is `$(positionalCount + 1)`.
     let names: [String]
+    /// The highest `$n` (or `?`, numbered) the SQL uses, 0 for none.
+    let highestPositional: Int
 
     /// Reads `sql`, which has `positionalCount` positional values; `questionMarks` turns `?` into `$n`.
     ///
@@ -26,6 +28,7 @@ struct PostgresStatementText {
         output.reserveCapacity(bytes.count + 8)
         var names: [String] = []
         var positionalSeen = 0
+        var highestPositional = 0
         var index = 0
 
         func isIdentifierStart(_ byte: UInt8) -> Bool {
@@ -112,6 +115,7 @@ struct PostgresStatementText {
                     throw unknown("no value for the parameter $\(number): \(positionalCount) positional values given")
                 }
                 positionalSeen += 1
+                highestPositional = max(highestPositional, number)
                 output.append(contentsOf: bytes[index..<end])
                 index = end
             case UInt8(ascii: "$") where index == 0 || !isIdentifierPart(bytes[index - 1]):
@@ -138,6 +142,7 @@ struct PostgresStatementText {
                 guard positionalSeen <= positionalCount else {
                     throw unknown("no value for the parameter ? number \(positionalSeen)")
                 }
+                highestPositional = max(highestPositional, positionalSeen)
                 output.append(contentsOf: Array("$\(positionalSeen)".utf8))
                 index += 1
             default:
@@ -165,5 +170,6 @@ struct PostgresStatementText {
         }
         self.sql = String(decoding: output, as: UTF8.self)
         self.names = names
+        self.highestPositional = highestPositional
     }
 }

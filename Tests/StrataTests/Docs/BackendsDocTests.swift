@@ -82,8 +82,72 @@ import Testing
     }
 }
 
-@Test("Backends.md: a dialect spells a request's SQL") func backendsDialect() throws {
+@Test("Backends.md: a parameter binder binds through StrataCore's parameter encoder") func backendsParameterBinder() throws {
     // snippet: docs/Backends.md 2
+    final class ArrayParameters: ParameterBinder {
+        let names: [String]
+        var values: [DatabaseValue]
+        let keys: StatementEncoder.KeyEncodingStrategy
+
+        init(names: [String], keys: StatementEncoder.KeyEncodingStrategy) {
+            self.names = names
+            self.values = Array(repeating: .null, count: names.count)
+            self.keys = keys
+        }
+
+        var parameterCount: Int { names.count }
+        func parameterIndex(forKey key: String) -> Int? {
+            names.firstIndex(of: keys.parameterName(for: key)).map { $0 + 1 }
+        }
+        func parameterName(at index: Int) -> String { ":" + names[index - 1] }
+        func bindNull(at index: Int) throws { values[index - 1] = .null }
+        func bindBool(_ value: Bool, at index: Int) throws { values[index - 1] = .integer(value ? 1 : 0) }
+        func bindInteger(_ value: Int64, at index: Int) throws { values[index - 1] = .integer(value) }
+        func bindDouble(_ value: Double, at index: Int) throws { values[index - 1] = .real(value) }
+        func bindFloat(_ value: Float, at index: Int) throws { values[index - 1] = .real(Double(value)) }
+        func bindString(_ value: String, at index: Int) throws { values[index - 1] = .text(value) }
+        func bindValue<T: Encodable>(_ value: T, at index: Int, otherwise: (Int) throws -> Void) throws {
+            guard let convertible = value as? any DatabaseValueConvertible else { return try otherwise(index) }
+            values[index - 1] = convertible.databaseValue
+        }
+        func bindNested<T: Encodable>(_ value: T, at index: Int) throws {
+            values[index - 1] = .text(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+        }
+    }
+
+    struct Reading: Encodable {
+        enum Unit: String, Encodable { case celsius, kelvin }
+        var sensorId: Int64
+        var value: Double
+        var unit: Unit
+        var labels: [String]
+        var note: String?
+    }
+
+    var encoder = StatementEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    let parameters = ArrayParameters(names: ["sensor_id", "value", "unit", "labels", "note"], keys: .convertToSnakeCase)
+    try encoder.encode(
+        Reading(sensorId: 7, value: 21.5, unit: .celsius, labels: ["roof"], note: nil), to: parameters)
+    print(parameters.values)   // [7, 21.5, 'celsius', '["roof"]', NULL]
+    // end snippet
+    #expect(parameters.values == [7, 21.5, "celsius", #"["roof"]"#, .null])
+    // A parameter no key binds, a key of no parameter: an EncodingError naming the parameter; the key is skipped.
+    struct Partial: Encodable {
+        var sensorId: Int64
+        var other: Int
+    }
+    let partial = ArrayParameters(names: ["sensor_id", "unit"], keys: .convertToSnakeCase)
+    #expect {
+        try encoder.encode(Partial(sensorId: 1, other: 2), to: partial)
+    } throws: { error in
+        "\(error)".contains("Partial has no value for parameter :unit")
+    }
+    #expect(partial.values == [1, .null])
+}
+
+@Test("Backends.md: a dialect spells a request's SQL") func backendsDialect() throws {
+    // snippet: docs/Backends.md 3
     struct NumberedSQLite: SQLDialect {
         let sqlite = SQLiteDialect()
         func placeholder(_ index: Int) -> String { "?\(index)" }
