@@ -42,18 +42,20 @@ extension RowDecoder {
 final class StatementDecoding: Decoder {
     /// The statement's columns, and the reads the containers share.
     @usableFromInline let row: RowContext<RowReader>
+    /// The reader of the statement's columns, `row.reader` held here too: read through `row`, every row paid a
+    /// retain and release of it.
+    @usableFromInline let reader: RowReader
     @exclusivity(unchecked) private var containers = ContainerCache()
 
     init(reader: RowReader, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any]) {
         row = RowContext(reader: reader, mapping: mapping, userInfo: userInfo)
+        self.reader = reader
     }
 
     init(row: RowContext<RowReader>) {
         self.row = row
+        self.reader = row.reader
     }
-
-    /// The reader of the statement's columns.
-    @inlinable var reader: RowReader { row.reader }
 
     /// The statement whose rows this decodes.
     @inlinable var statement: Statement { reader.statement }
@@ -63,16 +65,15 @@ final class StatementDecoding: Decoder {
 
     /// Decodes the statement's current row; the caller has checked that it is current.
     func decodeRow<T: Decodable>(_ type: T.Type) throws -> T {
+        let reader = self.reader
         reader.beginRow()
-        // A one-column row of a storable type reads as that value, even for a type that also has generated code.
-        if reader.columnCount != 1 || !(T.self is any DatabaseValueConvertible.Type),
-            let record = reader.generatedRecord(T.self)
-        {
-            return try decodeGenerated(record, as: T.self)
-        }
-        // StrataCore's `RowContext.decodeRow`, here with `self` as the concrete decoder `T(from:)` sees.
+        // A one-column row of a storable type reads as that value, even for a type that also has generated code
+        // (StrataCore's `RowContext.decodeRow`, here with `self` as the concrete decoder `T(from:)` sees).
         if reader.columnCount == 1, T.self is any DatabaseValueConvertible.Type {
             return try row.value(T.self, at: 0, key: nil)
+        }
+        if let record = reader.generatedRecord(T.self) {
+            return try decodeGenerated(record, as: T.self)
         }
         return try T(from: self)
     }
@@ -104,11 +105,8 @@ final class RowReader: ColumnReader {
     /// The columns this reader's keys look in: all of them, or the columns of one table of a join.
     let columns: Range<Int32>?
 
-    /// Whether a `GeneratedRecord` is read by its generated code (see ``RowDecoder``).
-    private let usesGeneratedCode: Bool
     /// The last type decoded, and its generated reader when it has one: decided once per type, not per row.
-    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
-    @exclusivity(unchecked) private var lastRecord: (any GeneratedRecord.Type)?
+    @exclusivity(unchecked) private var generatedRecords: GeneratedRecordCache<any GeneratedRecord.Type>
 
     init(
         statement: Statement, mapping: KeyMapping, strategies: ValueStrategies, columns: Range<Int32>? = nil,
@@ -120,18 +118,13 @@ final class RowReader: ColumnReader {
         self.mapping = mapping
         self.strategies = strategies
         self.columns = columns
-        self.usesGeneratedCode = usesGeneratedCode
+        self.generatedRecords = GeneratedRecordCache(usesGeneratedCode: usesGeneratedCode)
     }
 
     /// `T` as a `GeneratedRecord`, nil when it has no generated reader.
     @inline(__always)
     func generatedRecord<T>(_ type: T.Type) -> (any GeneratedRecord.Type)? {
-        let identifier = ObjectIdentifier(T.self)
-        if identifier != lastType {
-            lastType = identifier
-            lastRecord = usesGeneratedCode ? T.self as? any GeneratedRecord.Type : nil
-        }
-        return lastRecord
+        generatedRecords.record(T.self)
     }
 
     // MARK: ColumnReader

@@ -121,7 +121,7 @@ package final class RowContext<Reader: ColumnReader> {
 
     /// A `T` from the column at `index`: what the backend reads itself, a single value, or a nested value.
     /// `key` is only evaluated for an error.
-    @inlinable
+    @inlinable @inline(__always)
     package func value<T: Decodable>(_ type: T.Type, at index: Int, key: @autoclosure () -> (any CodingKey)?) throws
         -> T
     {

@@ -118,16 +118,15 @@ struct PostgresRowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// keyed container. One serves the rows of a result one after another, keeping the container the first row made.
 final class PostgresRowDecoding: Decoder {
     let row: RowContext<PostgresRowReader>
-    /// Whether a `GeneratedRecord` is read by its generated code (see `RowDecoder`).
-    private let usesGeneratedCode: Bool
     @exclusivity(unchecked) private var containers = ContainerCache()
     /// The last type decoded, and its generated reader's keys when it has one: decided once per type, not per row.
-    @exclusivity(unchecked) private var lastType: ObjectIdentifier?
-    @exclusivity(unchecked) private var lastRecord: (type: any GeneratedRecord.Type, keys: [String])?
+    @exclusivity(unchecked) private var generatedRecords: GeneratedRecordCache<GeneratedReader>
+    /// A generated record type and its keys.
+    typealias GeneratedReader = (type: any GeneratedRecord.Type, keys: [String])
 
     init(reader: PostgresRowReader, mapping: KeyMapping, userInfo: [CodingUserInfoKey: Any], usesGeneratedCode: Bool) {
         row = RowContext(reader: reader, mapping: mapping, userInfo: userInfo)
-        self.usesGeneratedCode = usesGeneratedCode
+        self.generatedRecords = GeneratedRecordCache(usesGeneratedCode: usesGeneratedCode)
     }
 
     var reader: PostgresRowReader { row.reader }
@@ -147,13 +146,8 @@ final class PostgresRowDecoding: Decoder {
     }
 
     /// `T` as a `GeneratedRecord` and its keys, nil when it has no generated reader.
-    private func generatedRecord<T>(_ type: T.Type) -> (type: any GeneratedRecord.Type, keys: [String])? {
-        let identifier = ObjectIdentifier(T.self)
-        if identifier != lastType {
-            lastType = identifier
-            lastRecord = (usesGeneratedCode ? T.self as? any GeneratedRecord.Type : nil).map { ($0, $0.recordKeys) }
-        }
-        return lastRecord
+    private func generatedRecord<T>(_ type: T.Type) -> GeneratedReader? {
+        generatedRecords.record(T.self) { ($0, $0.recordKeys) }
     }
 
     /// Reads the current row through `R`'s generated reader; `R` is `T`.
