@@ -108,14 +108,8 @@ package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
     /// wrapper), or nested when it asks for a container.
     @usableFromInline
     package func bindSingleValue<T: Encodable>(_ value: T, at index: Int, key: (any CodingKey)?) throws {
-        let single = SingleParameterEncoder(binder: binder, index: index, codingPath: key.map { [$0] } ?? [])
-        single.userInfo = userInfo
-        try value.encode(to: single)
-        if single.isNested {
-            try binder.bindNested(value, at: index)
-        } else if !single.didBind {
-            throw ParameterErrors.noValue(value, of: T.self, codingPath: single.codingPath)
-        }
+        try SingleParameterEncoder.bind(
+            value, binder: binder, at: index, codingPath: key.map { [$0] } ?? [], userInfo: userInfo)
     }
 
     // MARK: Encoder
@@ -325,15 +319,23 @@ final class SingleParameterEncoder<Binder: ParameterBinder>: Encoder, SingleValu
     private func bindAny<T: Encodable>(_ value: T) throws {
         try bound {
             try binder.bindValue(value, at: index) { index in
-                let inner = SingleParameterEncoder(binder: binder, index: index, codingPath: codingPath)
-                inner.userInfo = userInfo
-                try value.encode(to: inner)
-                if inner.isNested {
-                    try binder.bindNested(value, at: index)
-                } else if !inner.didBind {
-                    throw ParameterErrors.noValue(value, of: T.self, codingPath: codingPath)
-                }
+                try Self.bind(value, binder: binder, at: index, codingPath: codingPath, userInfo: userInfo)
             }
+        }
+    }
+
+    /// Binds `value` at `index` as the single value it encodes (a raw-value enum, a wrapper), or whole through the
+    /// binder's `bindNested` when it asks for a container; an error when it encodes nothing.
+    static func bind<T: Encodable>(
+        _ value: T, binder: Binder, at index: Int, codingPath: [any CodingKey], userInfo: [CodingUserInfoKey: Any]
+    ) throws {
+        let single = SingleParameterEncoder(binder: binder, index: index, codingPath: codingPath)
+        single.userInfo = userInfo
+        try value.encode(to: single)
+        if single.isNested {
+            try binder.bindNested(value, at: index)
+        } else if !single.didBind {
+            throw ParameterErrors.noValue(value, of: T.self, codingPath: codingPath)
         }
     }
 }
