@@ -83,6 +83,12 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
     ) async throws -> (Element, PostgresColumns)? {
         guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }
         let columns = columns ?? PostgresColumns(row: row)
-        return (try decoder.decode(Element.self, from: row, columns: columns), columns)
+        do {
+            return (try decoder.decode(Element.self, from: row, columns: columns), columns)
+        } catch {
+            // A row of a write that does not decode fails the block the write runs in, as in `undoingWrite`.
+            if !hold.result.onlyReads { session.state.withLock { $0.failBlock(error) } }
+            throw error
+        }
     }
 }

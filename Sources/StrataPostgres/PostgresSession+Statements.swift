@@ -36,12 +36,23 @@ extension PostgresSession {
         }
     }
 
-    /// Runs `statement` and decodes every row as `T`.
+    /// Runs `statement` and decodes every row as `T`. The rows of a write that do not decode leave nothing written
+    /// (see `undoingWrite`).
     func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> [T]
     {
+        let effects = effects(of: statement)
+        return try await undoingWrite(if: effects.writesRows) { session in
+            try await session.decodeRows(T.self, statement, effects: effects, decoder: decoder)
+        }
+    }
+
+    /// Runs `statement`, of `effects`, and decodes every row as `T`.
+    private func decodeRows<T: Decodable>(
+        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: RowDecoder
+    ) async throws -> [T] {
         let query = try statement.query()
-        let number = try await prepare(statement.sql, effects: effects(of: statement))
+        let number = try await prepare(statement.sql, effects: effects)
         // Each row is decoded as it arrives; column names and types are read from the first row only.
         var result = PostgresResultDecoder<T>(PostgresRowDecoder(decoder, for: T.self))
         var decodingError: (any Error)?
@@ -74,11 +85,22 @@ extension PostgresSession {
         return result.values
     }
 
-    /// Runs `statement` and decodes its first row as `T`.
+    /// Runs `statement` and decodes its first row as `T`. The row of a write that does not decode leaves nothing
+    /// written (see `undoingWrite`).
     func decodeFirst<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> T?
     {
-        guard let first = try await firstRow(statement) else { return nil }
+        let effects = effects(of: statement)
+        return try await undoingWrite(if: effects.writesRows) { session in
+            try await session.decodeFirstRow(T.self, statement, effects: effects, decoder: decoder)
+        }
+    }
+
+    /// Runs `statement`, of `effects`, and decodes its first row as `T`.
+    private func decodeFirstRow<T: Decodable>(
+        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: RowDecoder
+    ) async throws -> T? {
+        guard let first = try await firstRow(statement, effects: effects) else { return nil }
         // One NULL that a non-optional scalar cannot hold (the `max` of an empty table) is no value, as on SQLite.
         if first.count == 1, first.first?.bytes == nil, let scalar = T.self as? any DatabaseValueConvertible.Type,
             (try? scalar.init(databaseValue: .null)) == nil
@@ -89,10 +111,13 @@ extension PostgresSession {
             T.self, from: first, columns: PostgresColumns(row: first))
     }
 
-    /// Runs `statement` and returns its first row; the session finishes the rest before its next statement.
-    func firstRow(_ statement: PostgresStatement) async throws -> PostgresRow? {
+    /// Runs `statement`, of `effects` (read from its SQL when nil), and returns its first row; the session finishes
+    /// the rest before its next statement.
+    func firstRow(_ statement: PostgresStatement, effects: PostgresStatementEffects? = nil) async throws
+        -> PostgresRow?
+    {
         let query = try statement.query()
-        let effects = effects(of: statement)
+        let effects = effects ?? self.effects(of: statement)
         let number = try await prepare(statement.sql, effects: effects)
         let start = pool.observer?.begin()
         do {

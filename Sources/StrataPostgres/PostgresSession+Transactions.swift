@@ -41,7 +41,7 @@ extension PostgresSession {
 
     /// Runs `body` as ``transaction(_:)`` does; outside a transaction, the transaction begins with `begin` (`BEGIN`,
     /// or `BEGIN` with an isolation level and access mode).
-    func transaction<Result: Sendable>(
+    func transaction<Result>(
         beginning begin: String, _ body: (PostgresSession) async throws -> Result
     ) async throws -> Result {
         let depth = state.withLock { $0.blocks.count }
@@ -73,6 +73,43 @@ extension PostgresSession {
         } else {
             try await commit()
         }
+        return result
+    }
+
+    /// Runs `body`, which runs a statement that writes rows (`writes`) and reads the rows it returns, so that rows
+    /// that cannot be read leave nothing written, as on SQLite. Inside a block, the failure fails the block as a
+    /// statement PostgreSQL rejects does: the block rolls back when it ends, even when the caller catches the error
+    /// (to go on after it, the statement belongs in a nested `transaction { }`); this costs no round trip. Outside
+    /// one, `body` runs in a transaction of its own, or in a savepoint of one the caller's SQL began.
+    func undoingWrite<Result>(
+        if writes: Bool, _ body: (PostgresSession) async throws -> Result
+    ) async throws -> Result {
+        guard writes else { return try await body(self) }
+        let (inBlock, callerControls) = state.withLock { (!$0.blocks.isEmpty, $0.controlledTransaction) }
+        if inBlock {
+            do {
+                return try await body(self)
+            } catch {
+                if DatabaseError.failsItsBlock(readingWrittenRows: error) { state.withLock { $0.failBlock(error) } }
+                throw error
+            }
+        }
+        guard callerControls else { return try await transaction(beginning: "BEGIN", body) }
+        let savepoint = "strata_written_rows"
+        do {
+            try await control("SAVEPOINT \(savepoint)")
+        } catch let error as DatabaseError where error.sqlState == "25P01" {
+            // No transaction is open: the caller's SQL ended the one it began.
+            return try await transaction(beginning: "BEGIN", body)
+        }
+        let result: Result
+        do {
+            result = try await body(self)
+        } catch {
+            await rollBack(to: savepoint)
+            throw error
+        }
+        try await control("RELEASE SAVEPOINT \(savepoint)")
         return result
     }
 

@@ -61,6 +61,11 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// path, and `superEncoder()` binds the same statement.
     case encoding
 
+    /// Rows a write returns that do not decode leave nothing written: an insert that reads its row back, and a
+    /// statement with `RETURNING`, outside a write, inside one (whose failure fails the write even when the body
+    /// catches it), and in a nested transaction (whose failure rolls back that transaction only).
+    case writtenRowsThatDoNotDecode
+
     /// A `GeneratedRecord` (what `@Table` writes) read and bound by its generated code through `insert`, `update`,
     /// `insert(contentsOf:)`, `find`, `fetchAll` of the type, of a request and of SQL, with the values and the
     /// decoding errors of its `Codable` conformance.
@@ -115,6 +120,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .stream: try await Checks.stream(writer, concurrent: backend.readsRunBesideWrites)
         case .decoding: try await DecodingChecks.run(writer)
         case .encoding: try await EncodingChecks.run(writer)
+        case .writtenRowsThatDoNotDecode: try await WrittenRowsChecks.run(writer)
         case .generatedRecords: try await GeneratedRecordChecks.run(writer, of: backend)
         }
     }

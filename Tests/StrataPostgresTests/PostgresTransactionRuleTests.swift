@@ -72,8 +72,8 @@ struct PostgresTransactionRuleTests {
             #expect(
                 refused.first?.message
                     == "the transaction was aborted by an earlier failed statement (PostgreSQL error 23505: duplicate "
-                    + "key value violates unique constraint \"u_pkey\"); roll it back, or run a statement that may "
-                    + "fail in a nested transaction { }")
+                    + "key value violates unique constraint \"u_pkey\"); it rolls back when its block ends: run a "
+                    + "statement that may fail in a nested transaction { } to go on after its failure")
             #expect(try await Self.keys(pool) == [])
         }
     }

@@ -25,8 +25,9 @@ final class Connection {
     /// call it.
     @exclusivity(unchecked) var observer: StatementObserver?
 
-    /// The first failed statement of each open transaction block, innermost last (see `Database.runBlock`).
-    @exclusivity(unchecked) private var blockFailures: [DatabaseError?] = []
+    /// The first failure of each open transaction block, innermost last (see `Database.runBlock`): a statement SQLite
+    /// rejected, or rows a write returned that could not be read.
+    @exclusivity(unchecked) private var blockFailures: [(any Error)?] = []
     /// Whether the innermost open block has a failed statement: every statement but transaction control is then
     /// refused until the block ends. Read at every step.
     @exclusivity(unchecked) private(set) var isAborted = false
@@ -37,8 +38,8 @@ final class Connection {
         isAborted = false
     }
 
-    /// Closes the innermost transaction block and returns its first failed statement, if any.
-    func endBlock() -> DatabaseError? {
+    /// Closes the innermost transaction block and returns its first failure, if any.
+    func endBlock() -> (any Error)? {
         let failure = blockFailures.popLast() ?? nil
         isAborted = (blockFailures.last ?? nil) != nil
         return failure
@@ -47,8 +48,14 @@ final class Connection {
     /// Notes `error`, which SQLite reported for a statement that is not transaction control: the first in an open
     /// block fails that block.
     func statementFailed(_ error: DatabaseError) {
-        guard error.isRefusalByDatabase, let innermost = blockFailures.indices.last, blockFailures[innermost] == nil
-        else { return }
+        guard error.isRefusalByDatabase else { return }
+        failBlock(error)
+    }
+
+    /// Fails the innermost open block with `error`, unless it failed before: it rolls back when it ends, and throws
+    /// its first failure.
+    func failBlock(_ error: any Error) {
+        guard let innermost = blockFailures.indices.last, blockFailures[innermost] == nil else { return }
         blockFailures[innermost] = error
         isAborted = true
     }

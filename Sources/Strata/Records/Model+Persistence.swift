@@ -187,8 +187,9 @@ extension Database {
     ///
     /// `containing` makes `body` a transaction block of its own (see `runBlock`): a statement that fails in it
     /// fails `body` and rolls back its savepoint, and leaves the enclosing block going, as a nested
-    /// `transaction { }` does. A batch insert is such a unit; a single write read back is not, so that its failure
-    /// fails the enclosing block as any statement's does.
+    /// `transaction { }` does. A batch insert is such a unit; a single write read back is not: its failure, a
+    /// statement's or a row's that does not decode, fails the enclosing block as a statement's does on both backends
+    /// (PostgreSQL cannot undo a write whose rows fail to decode without a savepoint, a round trip each way).
     @usableFromInline
     func atomically<Result>(immediate: Bool = true, containing: Bool = false, _ body: () throws -> Result) throws
         -> Result
@@ -205,6 +206,9 @@ extension Database {
                 if nested {
                     try? cachedStatement(for: "ROLLBACK TO strata_record").perform()
                     try? cachedStatement(for: "RELEASE strata_record").perform()
+                    if !containing, DatabaseError.failsItsBlock(readingWrittenRows: error) {
+                        connection.failBlock(error)
+                    }
                 } else {
                     try? cachedStatement(for: "ROLLBACK").perform()
                 }

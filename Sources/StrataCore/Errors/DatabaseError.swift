@@ -277,14 +277,46 @@ extension DatabaseError {
 }
 
 extension DatabaseError {
-    /// The refusal of a statement that runs after `failure` in the same transaction block.
-    package static func transactionAborted(by failure: DatabaseError, sql: String?) -> DatabaseError {
+    /// The refusal of a statement that runs after `failure` in the same transaction block: a statement the database
+    /// rejected, a cancelled task, or rows a write returned that did not decode.
+    package static func transactionAborted(by failure: any Error, sql: String?) -> DatabaseError {
         DatabaseError(
             code: .transactionAborted,
-            message: "the transaction was aborted by an earlier failed statement (\(failure.summary)); it rolls "
+            message: "the transaction was aborted by an earlier failed statement (\(summary(of: failure))); it rolls "
                 + "back when its block ends: run a statement that may fail in a nested transaction { } to go on "
                 + "after its failure",
             sql: sql, underlyingError: failure)
+    }
+
+    /// Whether `error`, thrown by a statement that writes rows and reads them back (an insert read back, `RETURNING`),
+    /// fails the transaction block it runs in, as a statement the database rejects does: every error but
+    /// `recordNotInserted`, after which nothing was written.
+    package static func failsItsBlock(readingWrittenRows error: any Error) -> Bool {
+        (error as? DatabaseError)?.code != .recordNotInserted
+    }
+
+    /// `failure` in a few words, without a value: a `DecodingError` by its kind and coding path, as its description
+    /// may quote what it read.
+    private static func summary(of failure: any Error) -> String {
+        switch failure {
+        case let failure as DatabaseError:
+            return failure.summary
+        case is CancellationError:
+            return "the task was cancelled"
+        case let failure as DecodingError:
+            let (kind, context): (String, DecodingError.Context?) =
+                switch failure {
+                case .typeMismatch(_, let context): ("a type mismatch", context)
+                case .valueNotFound(_, let context): ("a missing value", context)
+                case .keyNotFound(_, let context): ("a missing key", context)
+                case .dataCorrupted(let context): ("corrupted data", context)
+                @unknown default: ("an error", nil)
+                }
+            let path = context?.codingPath.map(\.stringValue).joined(separator: ".") ?? ""
+            return "a row did not decode: \(kind)" + (path.isEmpty ? "" : " at \(path)")
+        default:
+            return "\(type(of: failure))"
+        }
     }
 
     /// The error in a few words, without its SQL: `SQLITE_CONSTRAINT_UNIQUE: UNIQUE constraint failed: u.k`,

@@ -90,7 +90,7 @@ extension PostgresSessionState.Value {
             throw DatabaseError(code: lost.code, sqlState: lost.sqlState, message: lost.message, sql: sql)
         }
         if let failure = blocks.last?.failure {
-            throw PostgresSessionState.aborted(by: failure, sql: sql)
+            throw DatabaseError.transactionAborted(by: failure, sql: sql)
         }
     }
 
@@ -114,28 +114,8 @@ extension PostgresSessionState.Value {
     }
 
     /// Fails the innermost block with `error`, unless it failed before.
-    private mutating func failBlock(_ error: any Error) {
+    mutating func failBlock(_ error: any Error) {
         guard !blocks.isEmpty, blocks[blocks.count - 1].failure == nil else { return }
         blocks[blocks.count - 1].failure = error
-    }
-}
-
-extension PostgresSessionState {
-    /// The error of a statement refused because an earlier one of its block failed with `failure`.
-    static func aborted(by failure: any Error, sql: String) -> DatabaseError {
-        let summary: String
-        if let failure = failure as? DatabaseError {
-            // Not the message itself: that of a data exception may quote a value (see `summary`).
-            summary = failure.summary
-        } else if failure is CancellationError {
-            summary = "the task was cancelled"
-        } else {
-            summary = "\(failure)"
-        }
-        return DatabaseError(
-            code: .transactionAborted,
-            message: "the transaction was aborted by an earlier failed statement (\(summary)); roll it back, or run "
-                + "a statement that may fail in a nested transaction { }",
-            sql: sql)
     }
 }

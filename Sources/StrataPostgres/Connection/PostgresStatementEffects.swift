@@ -23,6 +23,9 @@ struct PostgresStatementEffects: Equatable, Sendable {
     /// Whether the statement only reads (`SELECT`, `VALUES`, `TABLE`, `SHOW`, `WITH` without a data-modifying
     /// part): cancelling it on the server changes no data.
     var onlyReads = false
+    /// Whether the statement writes rows and may return them (`INSERT`, `UPDATE`, `DELETE`, `MERGE`, `WITH` with a
+    /// data-modifying part): the rows it returns are read so that a row that does not decode leaves nothing written.
+    var writesRows = false
 
     /// The effects of `sql`.
     init(sql: String) {
@@ -36,6 +39,9 @@ struct PostgresStatementEffects: Equatable, Sendable {
             onlyReads = true
         case "WITH":
             onlyReads = !["INSERT", "UPDATE", "DELETE", "MERGE"].contains { Self.names($0, in: sql) }
+            writesRows = !onlyReads
+        case "INSERT", "UPDATE", "DELETE", "MERGE":
+            writesRows = true
         case "SET":
             // SET LOCAL, SET TRANSACTION and SET CONSTRAINTS last until the transaction ends.
             changesSession = !["LOCAL", "TRANSACTION", "CONSTRAINTS"].contains(words.next())
@@ -53,7 +59,7 @@ struct PostgresStatementEffects: Equatable, Sendable {
             let next = words.next()
             controlsTransaction = next == "TRANSACTION"
             changesSession = next != "TRANSACTION"
-        case "INSERT", "UPDATE", "DELETE", "MERGE", "COPY", "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE", "COMMENT",
+        case "COPY", "TRUNCATE", "ALTER", "DROP", "GRANT", "REVOKE", "COMMENT",
             "LOCK", "REFRESH", "VACUUM", "ANALYZE", "ANALYSE", "CLUSTER", "REINDEX", "EXPLAIN", "NOTIFY", "CHECKPOINT",
             "SAVEPOINT", "RELEASE", "SECURITY", "IMPORT", "FETCH", "MOVE", "CLOSE":
             break

@@ -136,14 +136,18 @@ extension PostgresSession {
         return (record, try PostgresParameterEncoder().encode(model))
     }
 
-    /// Runs an insert or upsert with `RETURNING *` and reads the row it wrote into `model`.
+    /// Runs an insert or upsert with `RETURNING *` and reads the row it wrote into `model`; a row that does not decode
+    /// as `T` leaves nothing written (see `undoingWrite`).
     private func writeReadingBack<T: Model>(
         _ model: inout T, _ text: PostgresRecordStatements.Text, _ values: [PostgresValue]
     ) async throws {
-        let rows = try await collect(text.statement(values)).rows
-        guard let row = rows.first else { throw notInserted(T.self, sql: text.original) }
-        model = try PostgresRowDecoder(RowDecoder(), for: T.self).decode(
-            T.self, from: row, columns: PostgresColumns(row: row))
+        model = try await undoingWrite(if: true) { session in
+            guard let row = try await session.collect(text.statement(values)).rows.first else {
+                throw session.notInserted(T.self, sql: text.original)
+            }
+            return try PostgresRowDecoder(RowDecoder(), for: T.self).decode(
+                T.self, from: row, columns: PostgresColumns(row: row))
+        }
     }
 
     /// The error of an insert that inserted no row.

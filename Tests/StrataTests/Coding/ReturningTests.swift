@@ -288,17 +288,23 @@ struct ReturningFailureTests {
         #expect(!db.isInTransaction)
     }
 
-    @Test func insideATransactionAWriteThatDoesNotDecodeIsRolledBackAlone() throws {
+    @Test func insideATransactionAWriteThatDoesNotDecodeFailsTheTransaction() throws {
         let db = try database()
         let notANumber = "INSERT INTO note (content) VALUES ('x') RETURNING id, content"
-        let (decodingFailure, stillOpen) = try db.transaction { db in
-            try db.execute(query: "INSERT INTO note (content) VALUES ('kept')")
-            let decodingFailure = Result { try db.fetchAll(NumericEntry.self, query: notANumber) }
-            return (decodingFailure, db.isInTransaction)
+        // Rows that do not decode fail the transaction as a statement SQLite rejects does, even when caught: the
+        // later statements are refused, and the transaction rolls back and throws the decoding error.
+        var refusal: DatabaseError?
+        #expect(throws: DecodingError.self) {
+            try db.transaction { db in
+                try db.execute(query: "INSERT INTO note (content) VALUES ('lost')")
+                _ = Result { try db.fetchAll(NumericEntry.self, query: notANumber) }
+                let refused = Result { try db.execute(query: "INSERT INTO note (content) VALUES ('refused')") }
+                if case .failure(let error as DatabaseError) = refused { refusal = error }
+            }
         }
-        #expect(throws: DecodingError.self) { try decodingFailure.get() }
-        #expect(stillOpen)
-        #expect(try contents(in: db) == ["taken", "kept"])
+        #expect(refusal?.code == .transactionAborted)
+        #expect(!db.isInTransaction)
+        #expect(try contents(in: db) == ["taken"])
         // A write SQLite rejects fails the transaction, as any failed statement does, even when caught.
         let error = expectError(.uniqueViolation) {
             try db.transaction { db in
@@ -307,12 +313,15 @@ struct ReturningFailureTests {
             }
         }
         #expect(error?.sql == duplicate)
-        #expect(try contents(in: db) == ["taken", "kept"])
+        #expect(try contents(in: db) == ["taken"])
+        // In a nested transaction, the failure rolls back that transaction alone.
         try db.transaction { db in
-            try db.execute(query: "INSERT INTO note (content) VALUES ('also kept')")
-            #expect(throws: DecodingError.self) { _ = try db.fetchOne(NumericEntry.self, query: notANumber) }
+            try db.execute(query: "INSERT INTO note (content) VALUES ('kept')")
+            #expect(throws: DecodingError.self) {
+                try db.transaction { db in _ = try db.fetchOne(NumericEntry.self, query: notANumber) }
+            }
         }
-        #expect(try contents(in: db) == ["taken", "kept", "also kept"])
+        #expect(try contents(in: db) == ["taken", "kept"])
     }
 
     @Test func aCommitThatCannotTakeItsLockThrowsInsteadOfReturningARowNotKept() throws {

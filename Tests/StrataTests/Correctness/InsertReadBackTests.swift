@@ -105,10 +105,14 @@ struct InsertReadBackTests {
         let db = try database()
         var tagged = Tagged(id: nil, name: "no key")
         if inTransaction {
-            try db.transaction { db in
-                expectError(.invalidArgument) { try db.insert(&tagged) }
-                try db.insert(Tagged(id: "k", name: "kept"))
+            // The failure fails the transaction even when caught, as a failed statement does: nothing commits.
+            expectError(.invalidArgument) {
+                try db.transaction { db in
+                    try db.insert(Tagged(id: "k", name: "lost"))
+                    expectError(.invalidArgument) { try db.insert(&tagged) }
+                }
             }
+            #expect(try db.fetchOne(Int.self, query: "SELECT count(*) FROM tagged") == 0)
         } else {
             let error = expectError(.invalidArgument) { try db.insert(&tagged) }
             #expect(error.text.contains("INTEGER PRIMARY KEY"))
@@ -135,10 +139,15 @@ struct InsertReadBackTests {
         let db = try database()
         var model = Mismatch(id: nil, count: "12")
         if inTransaction {
-            try db.transaction { db in
-                #expect(throws: DecodingError.self) { try db.insert(&model) }
-                #expect(db.isInTransaction)
+            // The failure fails the transaction even when caught, as a failed statement does: it rolls back.
+            var caught: (any Error)?
+            #expect(throws: DecodingError.self) {
+                try db.transaction { db in
+                    do { try db.insert(&model) } catch { caught = error }
+                }
             }
+            #expect(caught is DecodingError)
+            #expect(!db.isInTransaction)
         } else {
             #expect(throws: DecodingError.self) { try db.insert(&model) }
             #expect(!db.isInTransaction)
