@@ -32,6 +32,9 @@ final class Connection {
     /// refused until the block ends. Read at every step.
     @exclusivity(unchecked) private(set) var isAborted = false
 
+    /// Whether a transaction block is open (see `Database.runBlock`).
+    var isInBlock: Bool { !blockFailures.isEmpty }
+
     /// Opens a transaction block.
     func beginBlock() {
         blockFailures.append(nil)

@@ -175,9 +175,15 @@ extension Database {
         return inserted
     }
 
-    /// Runs `body` so that what it wrote is kept only when it returns: in a savepoint inside a
-    /// transaction, in a transaction of its own outside one. The statements are cached, so this costs
-    /// two steps, not two compiles.
+    /// Runs `body` so that what it wrote is kept only when it returns: inside a transaction block, by failing the
+    /// block when `body` throws (the block rolls back when it ends, and refuses every statement until then), with no
+    /// statement of its own; in a savepoint inside a transaction the caller's SQL began; in a transaction of its own
+    /// outside one. The statements are cached, so a savepoint or a transaction costs two steps, not two compiles.
+    ///
+    /// Failing the block is the rule of a failed statement, on both backends (PostgreSQL cannot undo a write whose
+    /// rows fail to decode without a savepoint, a round trip each way): an insert read back, or rows a write returns,
+    /// that do not decode fail the enclosing block even when its body catches the error. `recordNotInserted`, after
+    /// which nothing was written, fails nothing.
     ///
     /// `immediate` begins a transaction of its own with `BEGIN IMMEDIATE`, which takes the write lock at once;
     /// otherwise the savepoint begins it, as `BEGIN DEFERRED` would, and the first statement of `body` takes
@@ -185,15 +191,21 @@ extension Database {
     ///
     /// See https://www.sqlite.org/lang_savepoint.html
     ///
-    /// `containing` makes `body` a transaction block of its own (see `runBlock`): a statement that fails in it
-    /// fails `body` and rolls back its savepoint, and leaves the enclosing block going, as a nested
-    /// `transaction { }` does. A batch insert is such a unit; a single write read back is not: its failure, a
-    /// statement's or a row's that does not decode, fails the enclosing block as a statement's does on both backends
-    /// (PostgreSQL cannot undo a write whose rows fail to decode without a savepoint, a round trip each way).
+    /// `containing` makes `body` a transaction block of its own (see `runBlock`) in a savepoint: a statement that
+    /// fails in it fails `body` and rolls back its savepoint, and leaves the enclosing block going, as a nested
+    /// `transaction { }` does. A batch insert is such a unit.
     @usableFromInline
     func atomically<Result>(immediate: Bool = true, containing: Bool = false, _ body: () throws -> Result) throws
         -> Result
     {
+        if !containing, connection.isInBlock {
+            do {
+                return try body()
+            } catch {
+                if DatabaseError.failsItsBlock(readingWrittenRows: error) { connection.failBlock(error) }
+                throw error
+            }
+        }
         let nested = isInTransaction
         let savepoint = nested || !immediate
         try cachedStatement(for: savepoint ? "SAVEPOINT strata_record" : "BEGIN IMMEDIATE").perform()
@@ -206,9 +218,6 @@ extension Database {
                 if nested {
                     try? cachedStatement(for: "ROLLBACK TO strata_record").perform()
                     try? cachedStatement(for: "RELEASE strata_record").perform()
-                    if !containing, DatabaseError.failsItsBlock(readingWrittenRows: error) {
-                        connection.failBlock(error)
-                    }
                 } else {
                     try? cachedStatement(for: "ROLLBACK").perform()
                 }
