@@ -33,8 +33,10 @@ extension Database {
     /// The rows of an `INSERT`, `UPDATE` or `DELETE` with a `RETURNING` clause decode as those of a `SELECT` do.
     ///
     /// - **A write whose rows cannot all be decoded is rolled back.** SQLite makes every change of such a statement
-    ///   at its first step; when one of its rows does not decode, the changes are rolled back (the statement runs in
-    ///   a savepoint of its own) before the error is thrown, so a caller that retries never writes twice.
+    ///   at its first step; when one of its rows does not decode, outside a transaction the changes are rolled back
+    ///   (the statement runs in a transaction of its own) before the error is thrown, so a caller that retries never
+    ///   writes twice; inside one, the failure fails the transaction as a failed statement does, even when the
+    ///   caller catches it, and it rolls back when its block ends.
     ///
     /// Inlinable so that the array of results is built by code specialized for `T`.
     ///
@@ -157,8 +159,8 @@ extension Database {
     /// Every row of the prepared and bound `statement`, decoded; inlinable so that the array of results is built
     /// by code specialized for `T`.
     ///
-    /// A statement that writes rows runs in a savepoint: its changes, made at its first step, are rolled back when
-    /// a row does not decode.
+    /// A statement that writes rows runs atomically (see `atomically`): its changes, made at its first step, are
+    /// rolled back when a row does not decode.
     @inlinable
     func collect<Context, T>(
         statement: Statement, context: (Statement) -> Context, decode: (Context) throws -> T
@@ -181,7 +183,7 @@ extension Database {
         }
     }
 
-    /// The first row of `query`, decoded. A statement that writes rows runs in a savepoint, as in `collect`, and to
+    /// The first row of `query`, decoded. A statement that writes rows runs atomically, as in `collect`, and to
     /// its end: SQLite made its changes at the first step, but the statement ends, and a commit of its own would
     /// report a failure, only at its last step; a reset before it would drop that failure.
     func first<T>(query: String, parameters: QueryParameters, decode: (Statement) throws -> T) throws -> T? {

@@ -11,7 +11,9 @@ extension Database {
     ///   no row is inserted.
     /// - **An insert that throws leaves no row.** When the row cannot be read back into `model` (a
     ///   trigger or the column's type changed a value), the insert is rolled back before the error is
-    ///   thrown, so a caller that retries never writes the row twice.
+    ///   thrown, so a caller that retries never writes the row twice. Inside a transaction, the failure
+    ///   fails the transaction as a failed statement does, even when the caller catches it: it rolls back
+    ///   when its block ends (run the insert in a nested `transaction { }` to go on after it).
     ///
     /// Repeated inserts of one type reuse one cached prepared statement.
     ///
