@@ -86,8 +86,9 @@ extension PostgresSession {
     /// let expired = try await db.deleteAndFetchAll(Note.filter(Column("mood") == "sad"))
     /// ```
     ///
-    /// The rows come back in no set order. A row that does not decode throws, and the `write` it runs in rolls the
-    /// delete back.
+    /// The rows come back in no set order. A row that does not decode throws and fails the `write` it runs in, which
+    /// rolls the delete back even when the body catches the error; outside a write, the delete runs in a transaction of
+    /// its own and is rolled back.
     public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
         let handle = try await rowHandle(for: request)
         let delete = try statement(request.renderDelete(returning: true, rowHandle: handle, dialect: PostgresDialect()))
@@ -119,8 +120,9 @@ extension PostgresSession {
     /// let calmed = try await db.updateAndFetchAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "calm"))
     /// ```
     ///
-    /// The rows come back in no set order. A row that does not decode throws, and the `write` it runs in rolls the
-    /// update back.
+    /// The rows come back in no set order. A row that does not decode throws and fails the `write` it runs in, which
+    /// rolls the update back even when the body catches the error; outside a write, the update runs in a transaction of
+    /// its own and is rolled back.
     ///
     /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
     public func updateAndFetchAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
