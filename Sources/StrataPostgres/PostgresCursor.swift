@@ -87,7 +87,7 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
             return (try decoder.decode(Element.self, from: row, columns: columns), columns)
         } catch {
             // A row of a write that does not decode fails the block the write runs in, as in `undoingWrite`.
-            if !hold.result.onlyReads { session.state.withLock { $0.failBlock(error) } }
+            if !hold.result.onlyReads { session.state.withLock { $0.writtenRowsFailed(error) } }
             throw error
         }
     }

@@ -90,7 +90,7 @@ extension PostgresSession {
             do {
                 return try await body(self)
             } catch {
-                if DatabaseError.failsItsBlock(readingWrittenRows: error) { state.withLock { $0.failBlock(error) } }
+                state.withLock { $0.writtenRowsFailed(error) }
                 throw error
             }
         }

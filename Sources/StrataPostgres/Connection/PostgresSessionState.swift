@@ -113,8 +113,14 @@ extension PostgresSessionState.Value {
         }
     }
 
+    /// Notes `error`, thrown while the rows a write returned were read (see `PostgresSession.undoingWrite`): it fails
+    /// the innermost block as a server error does, unless nothing was written.
+    mutating func writtenRowsFailed(_ error: any Error) {
+        if DatabaseError.failsItsBlock(readingWrittenRows: error) { failBlock(error) }
+    }
+
     /// Fails the innermost block with `error`, unless it failed before.
-    mutating func failBlock(_ error: any Error) {
+    private mutating func failBlock(_ error: any Error) {
         guard !blocks.isEmpty, blocks[blocks.count - 1].failure == nil else { return }
         blocks[blocks.count - 1].failure = error
     }
