@@ -100,6 +100,35 @@ struct PostgresPrivacyTests {
         }
     }
 
+    @Test("a Date out of timestamptz's range fails without the date in the error")
+    func dateOutOfRangeHidden() async throws {
+        struct Moment: Encodable {
+            var at: Date
+        }
+        let date = Date(timeIntervalSince1970: 1e16)
+        try await PostgresTestServer.withPool(connections: 1) { pool in
+            let errors: [any Error] = [
+                await #expect(throws: (any Error).self) {
+                    try await pool.read { db in
+                        _ = try await db.fetchOne(Date.self, query: "SELECT :at::timestamptz", parameters: ["at": date])
+                    }
+                },
+                await #expect(throws: (any Error).self) {
+                    try await pool.read { db in
+                        _ = try await db.fetchOne(
+                            Date.self, query: "SELECT :at::timestamptz", parameters: Moment(at: date))
+                    }
+                },
+            ].compactMap { $0 }
+            #expect(errors.count == 2)
+            for error in errors {
+                let description = String(describing: error)
+                #expect(description.contains("could not store a Date as a timestamptz: out of range"), "\(description)")
+                #expect(!description.contains("\(date)"), "\(description)")
+            }
+        }
+    }
+
     @Test("a failing migration's message leaves out the values PostgreSQL quotes")
     func migrationErrorHidesValues() async throws {
         let folder = try MigrationFolder(["0001_bad_cast.sql": "SELECT CAST('12secret' AS integer);"])

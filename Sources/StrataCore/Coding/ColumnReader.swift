@@ -28,7 +28,7 @@
 ///     }
 ///     func decodeInteger<I: FixedWidthInteger>(_ type: I.Type, at index: Int) throws -> I {
 ///         guard let value = storedInteger(at: index), let exact = I(exactly: value) else {
-///             throw DatabaseError(code: .typeMismatch, message: "could not decode \(I.self) from \(values[index])")
+///             throw DatabaseError(code: .typeMismatch, message: "could not decode \(I.self)")
 ///         }
 ///         return exact
 ///     }

@@ -258,7 +258,7 @@ struct PostgresWireValue: PostgresThrowingDynamicTypeEncodable {
             microseconds != .max
         else {
             throw DatabaseError(
-                code: .valueOutOfRange, message: "could not store the Date \(date) as a timestamptz: out of range")
+                code: .valueOutOfRange, message: "could not store a Date as a timestamptz: out of range")
         }
         return microseconds
     }
