@@ -1,3 +1,4 @@
+import Foundation
 internal import PostgresNIO
 internal import StrataCore
 
@@ -12,46 +13,65 @@ internal import StrataCore
 /// Reading it after the body of its `read` or `write` returned throws ``DatabaseError/Code/connectionClosed``:
 /// the connection belongs to the pool again.
 ///
+/// **A write is read to its end before the cursor is returned**, as on SQLite. The rows of an `INSERT`, `UPDATE`,
+/// `DELETE` or `MERGE` with a `RETURNING` clause are decoded at once, as `fetchAll` decodes them: a row that does not
+/// decode leaves nothing written, and `fetchCursor` throws its error.
+///
 /// **Leaving the loop early costs nothing on the connection.** The session's next statement would otherwise wait
 /// for every remaining row: a left cursor's last rows are read and dropped when they are few, and its statement is
-/// cancelled on the server when they are many (a statement that changes data, `UPDATE ... RETURNING`, runs to its
-/// end). A cursor whose loop runs another statement on the session reads its remaining rows into memory first,
-/// and goes on with them.
+/// cancelled on the server when they are many. A cursor whose loop runs another statement on the session reads its
+/// remaining rows into memory first, and goes on with them.
 public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
-    /// The rows, kept by the session too.
-    private let hold: PostgresResultHold
-    /// How each row is decoded.
-    let decoder: PostgresRowDecoder
+    /// Where the rows come from.
+    private let source: Source
     /// The session the rows belong to, which must still be open when a row is read.
     let session: PostgresSession
     /// The SQL, for errors.
     let sql: String
 
+    /// The rows of a cursor or of one of its iterators.
+    enum Source: Sendable {
+        /// Rows decoded one at a time as they arrive, kept by the session too, with the columns read from the first
+        /// row (nil before it).
+        case arriving(PostgresResultHold, PostgresRowDecoder, PostgresColumns?)
+        /// The rows of a statement that writes, read and decoded before the cursor was returned.
+        case decoded(PostgresDecodedRows<Element>)
+    }
+
     init(result: PostgresOpenResult, decoder: PostgresRowDecoder, session: PostgresSession, sql: String) {
-        hold = PostgresResultHold(result, iterator: false)
-        self.decoder = decoder
+        source = .arriving(PostgresResultHold(result, iterator: false), decoder, nil)
+        self.session = session
+        self.sql = sql
+    }
+
+    /// A cursor over the rows of a write, already decoded (see `PostgresSession.cursor`).
+    init(decoded elements: [Element], session: PostgresSession, sql: String) {
+        source = .decoded(PostgresDecodedRows(elements))
         self.session = session
         self.sql = sql
     }
 
     /// An iterator over the rows, decoded.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(
-            hold: PostgresResultHold(hold.result, iterator: true), decoder: decoder, session: session, sql: sql)
+        switch source {
+        case .arriving(let hold, let decoder, _):
+            AsyncIterator(
+                source: .arriving(PostgresResultHold(hold.result, iterator: true), decoder, nil), session: session,
+                sql: sql)
+        case .decoded:
+            AsyncIterator(source: source, session: session, sql: sql)
+        }
     }
 
     /// Reads and decodes the next row.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        /// The rows; while the iterator lives, the session keeps them for it.
-        private let hold: PostgresResultHold
-        let decoder: PostgresRowDecoder
+        /// The rows; while the iterator lives, the session keeps those that arrive for it.
+        private var source: Source
         let session: PostgresSession
         let sql: String
-        var columns: PostgresColumns?
 
-        init(hold: PostgresResultHold, decoder: PostgresRowDecoder, session: PostgresSession, sql: String) {
-            self.hold = hold
-            self.decoder = decoder
+        init(source: Source, session: PostgresSession, sql: String) {
+            self.source = source
             self.session = session
             self.sql = sql
         }
@@ -61,34 +81,41 @@ public struct PostgresCursor<Element: Decodable>: AsyncSequence, Sendable {
         /// - Throws: ``DatabaseError`` when the query fails while rows arrive; a `DecodingError` for a row that does
         ///   not decode as `Element`; ``DatabaseError/Code/connectionClosed`` after the session's body returned.
         public mutating func next() async throws -> Element? {
-            guard
-                let (element, columns) = try await PostgresCursor.next(
-                    of: hold, columns: columns, decoder: decoder, session: session, sql: sql)
-            else { return nil }
-            self.columns = columns
-            return element
+            switch source {
+            case .decoded(let rows):
+                try session.checkOpen(sql: sql)
+                return rows.next()
+            case .arriving(let hold, let decoder, let columns):
+                guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }
+                let columns = columns ?? PostgresColumns(row: row)
+                source = .arriving(hold, decoder, columns)
+                return try decoder.decode(Element.self, from: row, columns: columns)
+            }
         }
     }
+}
 
-    /// A hold on the rows for a reader of its own (a stream's iteration), which counts as an iterator.
-    func makeIteratorHold() -> PostgresResultHold {
-        PostgresResultHold(hold.result, iterator: true)
+extension PostgresCursor.AsyncIterator: Sendable where Element: Sendable {}
+
+/// The rows of a write, decoded, handed out one at a time to the iterators of its cursor: each value goes to one of
+/// them only.
+///
+/// `@unchecked Sendable`: `elements` and `position` are read and written under `lock`.
+final class PostgresDecodedRows<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let elements: [Element]
+    private var position = 0
+
+    init(_ elements: [Element]) {
+        self.elements = elements
     }
 
-    /// The next row of `hold`'s result decoded, with the columns read from the first row (`columns`, or this row's
-    /// when it is the first); nil after the last.
-    static func next(
-        of hold: PostgresResultHold, columns: PostgresColumns?, decoder: PostgresRowDecoder, session: PostgresSession,
-        sql: String
-    ) async throws -> (Element, PostgresColumns)? {
-        guard let row = try await session.next(of: hold.result, sql: sql) else { return nil }
-        let columns = columns ?? PostgresColumns(row: row)
-        do {
-            return (try decoder.decode(Element.self, from: row, columns: columns), columns)
-        } catch {
-            // A row of a write that does not decode fails the block the write runs in, as in `undoingWrite`.
-            if !hold.result.onlyReads { session.state.withLock { $0.writtenRowsFailed(error) } }
-            throw error
+    /// The next value, or nil after the last.
+    func next() -> Element? {
+        lock.withLock {
+            guard position < elements.count else { return nil }
+            defer { position += 1 }
+            return elements[position]
         }
     }
 }

@@ -88,11 +88,8 @@ final class PostgresStreamIteration<Element: Decodable & Sendable>: RowStreamIte
     /// An open cursor on the iteration's session.
     private struct Reading: Sendable {
         let session: PostgresSession
-        let cursor: PostgresCursor<Element>
-        /// The iteration's hold on the cursor's rows: while it lives, the session keeps them for it.
-        let hold: PostgresResultHold
-        /// The columns, read from the first row.
-        var columns: PostgresColumns?
+        /// The cursor's iterator: while it lives, the session keeps the rows for it.
+        var rows: PostgresCursor<Element>.AsyncIterator
     }
 
     private enum State {
@@ -139,15 +136,10 @@ final class PostgresStreamIteration<Element: Decodable & Sendable>: RowStreamIte
             case .notStarted: reading = try await begin()
             case .reading(let current): reading = current
             }
-            guard
-                let (element, columns) = try await PostgresCursor<Element>.next(
-                    of: reading.hold, columns: reading.columns, decoder: reading.cursor.decoder,
-                    session: reading.session, sql: reading.cursor.sql)
-            else {
+            guard let element = try await reading.rows.next() else {
                 await stop()
                 return nil
             }
-            reading.columns = columns
             state = .reading(reading)
             return element
         } catch {
@@ -162,7 +154,7 @@ final class PostgresStreamIteration<Element: Decodable & Sendable>: RowStreamIte
         let session = try await pool.beginStream()
         do {
             let cursor = try await open(session)
-            let reading = Reading(session: session, cursor: cursor, hold: cursor.makeIteratorHold())
+            let reading = Reading(session: session, rows: cursor.makeAsyncIterator())
             state = .reading(reading)
             return reading
         } catch {

@@ -38,23 +38,24 @@ extension PostgresSession {
 
     /// Runs `statement` and decodes every row as `T`. The rows of a write that do not decode leave nothing written
     /// (see `undoingWrite`).
-    func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
-        -> [T]
-    {
-        let effects = effects(of: statement)
+    func decodeAll<T: Decodable>(
+        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects? = nil, decoder: RowDecoder
+    ) async throws -> [T] {
+        let rowDecoder = try PostgresRowDecoder(decoder, for: T.self)
+        let effects = effects ?? self.effects(of: statement)
         return try await undoingWrite(if: effects.writesRows) { session in
-            try await session.decodeRows(T.self, statement, effects: effects, decoder: decoder)
+            try await session.decodeRows(T.self, statement, effects: effects, decoder: rowDecoder)
         }
     }
 
     /// Runs `statement`, of `effects`, and decodes every row as `T`.
     private func decodeRows<T: Decodable>(
-        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: RowDecoder
+        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: PostgresRowDecoder
     ) async throws -> [T] {
         let query = try statement.query()
         let number = try await prepare(statement.sql, effects: effects)
         // Each row is decoded as it arrives; column names and types are read from the first row only.
-        var result = PostgresResultDecoder<T>(PostgresRowDecoder(decoder, for: T.self))
+        var result = PostgresResultDecoder<T>(decoder)
         var decodingError: (any Error)?
         let start = pool.observer?.begin()
         var rowCount = 0
@@ -90,15 +91,16 @@ extension PostgresSession {
     func decodeFirst<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> T?
     {
+        let rowDecoder = try PostgresRowDecoder(decoder, for: T.self)
         let effects = effects(of: statement)
         return try await undoingWrite(if: effects.writesRows) { session in
-            try await session.decodeFirstRow(T.self, statement, effects: effects, decoder: decoder)
+            try await session.decodeFirstRow(T.self, statement, effects: effects, decoder: rowDecoder)
         }
     }
 
     /// Runs `statement`, of `effects`, and decodes its first row as `T`.
     private func decodeFirstRow<T: Decodable>(
-        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: RowDecoder
+        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: PostgresRowDecoder
     ) async throws -> T? {
         guard let first = try await firstRow(statement, effects: effects) else { return nil }
         // One NULL that a non-optional scalar cannot hold (the `max` of an empty table) is no value, as on SQLite.
@@ -107,7 +109,7 @@ extension PostgresSession {
         {
             return nil
         }
-        return try PostgresRowDecoder(decoder, for: T.self).decode(
+        return try decoder.decode(
             T.self, from: first, columns: PostgresColumns(row: first))
     }
 
@@ -142,12 +144,18 @@ extension PostgresSession {
     }
 
     /// Runs `statement` and returns a cursor decoding its rows as `T`, which the session keeps until it is read to
-    /// its end or left.
+    /// its end or left. The rows of a write are read and decoded first, so that rows that do not decode leave nothing
+    /// written (see `decodeAll`).
     func cursor<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
         -> PostgresCursor<T>
     {
-        let query = try statement.query()
+        let rowDecoder = try PostgresRowDecoder(decoder, for: T.self)
         let effects = effects(of: statement)
+        if effects.writesRows {
+            let rows = try await decodeAll(T.self, statement, effects: effects, decoder: decoder)
+            return PostgresCursor(decoded: rows, session: self, sql: statement.sql)
+        }
+        let query = try statement.query()
         let number = try await prepare(statement.sql, effects: effects)
         do {
             // Inside a transaction block, a savepoint lets the session cancel a left cursor's statement without
@@ -179,7 +187,7 @@ extension PostgresSession {
                 result.keep(PostgresObserver.Pending(observer: observer, start: start, values: statement.values))
             }
             let cursor = PostgresCursor<T>(
-                result: result, decoder: PostgresRowDecoder(decoder, for: T.self), session: self, sql: statement.sql)
+                result: result, decoder: rowDecoder, session: self, sql: statement.sql)
             done(number, leaving: result)
             return cursor
         } catch {

@@ -127,4 +127,36 @@ struct PostgresDateMappingTests {
             #expect(finite == Self.evening)
         }
     }
+
+    @Test("a RowDecoder that sets SQLite's storage strategies is refused, never read with them ignored")
+    func storageStrategiesRefused() async throws {
+        var date = RowDecoder()
+        date.dateStrategy = .unixMilliseconds
+        var array = RowDecoder()
+        array.arrayStrategy = .bplist
+        var uuid = RowDecoder()
+        uuid.uuidStrategy = .text
+        let decoders = [date, array, uuid]
+        try await PostgresTestServer.withPool { pool async throws in
+            for decoder in decoders {
+                let calls: [@Sendable (PostgresSession) async throws -> Void] = [
+                    { _ = try await $0.fetchAll(Date.self, "SELECT now()", decoder: decoder) },
+                    { _ = try await $0.fetchOne(Date.self, "SELECT now()", decoder: decoder) },
+                    { _ = try await $0.fetchCursor(Date.self, "SELECT now()", decoder: decoder) },
+                ]
+                for call in calls {
+                    let error = await #expect(throws: DatabaseError.self) { try await pool.read(call) }
+                    #expect(error?.code == .invalidArgument)
+                    #expect(
+                        error?.message.hasPrefix("a RowDecoder's dateStrategy, arrayStrategy and uuidStrategy") == true)
+                }
+                let streamed = await #expect(throws: DatabaseError.self) {
+                    for try await _ in pool.stream(Date.self, "SELECT now()", decoder: decoder) {}
+                }
+                #expect(streamed?.code == .invalidArgument)
+            }
+            // The pool serves the next request.
+            #expect(try await pool.read { try await $0.fetchOne(Int.self, "SELECT 1") } == 1)
+        }
+    }
 }

@@ -93,6 +93,42 @@ struct PostgresWrittenRowsTests {
         }
     }
 
+    @Test("a cursor over a write outside a write reads its rows at once: a row that does not decode writes nothing")
+    func cursorOverAWriteOutsideAWrite() async throws {
+        try await Self.withScored { pool async throws in
+            await #expect(throws: DecodingError.self) {
+                try await pool.writeWithoutTransaction { db in
+                    _ = try await db.fetchCursor(
+                        Scored.self, "INSERT INTO scored (score) VALUES ('one'), ('spoil') RETURNING *")
+                }
+            }
+            #expect(try await Self.scores(pool) == [])
+        }
+    }
+
+    @Test("a cursor over a write gives its rows in order, read before it was returned")
+    func cursorOverAWriteGivesItsRows() async throws {
+        try await Self.withScored { pool async throws in
+            let (countBeforeReading, scores, cursor) = try await pool.writeWithoutTransaction { db in
+                let cursor = try await db.fetchCursor(
+                    Scored.self, "INSERT INTO scored (score) VALUES ('one'), ('two') RETURNING *")
+                // The write has ended: another statement runs at once and sees its rows.
+                let count = try await db.fetchOne(Int.self, "SELECT count(*) FROM scored")
+                var scores: [Score] = []
+                for try await scored in cursor { scores.append(scored.score) }
+                return (count, scores, cursor)
+            }
+            #expect(countBeforeReading == 2)
+            #expect(scores == [.one, .two])
+            // Read after its body returned, it throws, as a cursor over a query does.
+            await #expect {
+                for try await _ in cursor {}
+            } throws: { error in
+                (error as? DatabaseError)?.code == .connectionClosed
+            }
+        }
+    }
+
     @Test("a cursor over a write whose row does not decode fails the write")
     func cursorOverAWrite() async throws {
         try await Self.withScored { pool async throws in

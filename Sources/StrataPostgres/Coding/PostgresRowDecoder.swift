@@ -39,9 +39,19 @@ struct PostgresRowDecoder: Sendable {
     let usesGeneratedCode: Bool
 
     /// The decoder of `decoder`'s settings for rows of `T`: with the key strategy of `T` when `T` is a ``Model``
-    /// and `decoder` set none, as on SQLite. Its date, array and UUID strategies describe SQLite storage and are not
-    /// read: PostgreSQL's column types say how each value is stored.
-    init<T>(_ decoder: RowDecoder, for type: T.Type) {
+    /// and `decoder` set none, as on SQLite.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` when `decoder` sets a date, array or UUID strategy (the
+    ///   SQLite backend's `dateStrategy`, `arrayStrategy`, `uuidStrategy`): they say how SQLite stores a value, and
+    ///   PostgreSQL's column types say it here, so such a decoder is refused rather than its strategies ignored.
+    init<T>(_ decoder: RowDecoder, for type: T.Type) throws {
+        guard decoder.storageOverrides == StorageOverrides() else {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message:
+                    "a RowDecoder's dateStrategy, arrayStrategy and uuidStrategy say how SQLite stores a value; "
+                    + "on PostgreSQL the column's type says it: leave them unset")
+        }
         let decoder = decoder.forRows(of: T.self)
         mapping = decoder.keyDecodingStrategy.mapping
         userInfo = decoder.userInfo
