@@ -38,13 +38,19 @@ extension PostgresSession {
 
     /// Runs `statement` and decodes every row as `T`. The rows of a write that do not decode leave nothing written
     /// (see `undoingWrite`).
-    func decodeAll<T: Decodable>(
-        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects? = nil, decoder: RowDecoder
-    ) async throws -> [T] {
+    func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws
+        -> [T]
+    {
         let rowDecoder = try PostgresRowDecoder(decoder, for: T.self)
-        let effects = effects ?? self.effects(of: statement)
-        return try await undoingWrite(if: effects.writesRows) { session in
-            try await session.decodeRows(T.self, statement, effects: effects, decoder: rowDecoder)
+        return try await decodeAll(T.self, statement, effects: effects(of: statement), decoder: rowDecoder)
+    }
+
+    /// Runs `statement`, of `effects`, and decodes every row as `T` (see `decodeAll(_:_:decoder:)`).
+    private func decodeAll<T: Decodable>(
+        _ type: T.Type, _ statement: PostgresStatement, effects: PostgresStatementEffects, decoder: PostgresRowDecoder
+    ) async throws -> [T] {
+        try await undoingWrite(if: effects.writesRows) { session in
+            try await session.decodeRows(T.self, statement, effects: effects, decoder: decoder)
         }
     }
 
@@ -109,8 +115,7 @@ extension PostgresSession {
         {
             return nil
         }
-        return try decoder.decode(
-            T.self, from: first, columns: PostgresColumns(row: first))
+        return try decoder.decode(T.self, from: first, columns: PostgresColumns(row: first))
     }
 
     /// Runs `statement`, of `effects` (read from its SQL when nil), and returns its first row; the session finishes
@@ -152,7 +157,7 @@ extension PostgresSession {
         let rowDecoder = try PostgresRowDecoder(decoder, for: T.self)
         let effects = effects(of: statement)
         if effects.writesRows {
-            let rows = try await decodeAll(T.self, statement, effects: effects, decoder: decoder)
+            let rows = try await decodeAll(T.self, statement, effects: effects, decoder: rowDecoder)
             return PostgresCursor(decoded: rows, session: self, sql: statement.sql)
         }
         let query = try statement.query()
