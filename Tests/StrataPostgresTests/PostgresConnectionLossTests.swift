@@ -32,7 +32,7 @@ struct PostgresConnectionLossTests {
         for _ in 0..<9 {
             do {
                 return try await pool.read(body)
-            } catch let error as PostgresError where error.code == .connectionLost {
+            } catch let error as PostgresError where error.code == .connectionLost || error.code == .connectionFailed {
                 continue
             }
         }
@@ -114,6 +114,9 @@ struct PostgresConnectionLossTests {
                                     outcomes["committed", default: 0] += 1
                                 } catch let error as PostgresError
                                     where error.code == .connectionLost || error.code == .commitOutcomeUnknown
+                                    // A connection the pool was opening in place of a lost one was terminated
+                                    // too: the write never started.
+                                    || error.code == .connectionFailed
                                 {
                                     outcomes["\(error.code)", default: 0] += 1
                                 } catch {
@@ -162,6 +165,7 @@ struct PostgresConnectionLossTests {
             #expect(outcomes.values.reduce(0, +) == 16 * 40)
             #expect(outcomes["other"] == nil)
             #expect((outcomes["connection lost"] ?? 0) + (outcomes["commit outcome unknown"] ?? 0) > 0)
+            #expect(outcomes["committed"] ?? 0 > 0)
             // The pool serves the next requests.
             let count = try await within(30, "a read after the terminations") {
                 try await Self.readRetrying(pool) { db in
