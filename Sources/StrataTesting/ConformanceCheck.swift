@@ -71,6 +71,11 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// decoding errors of its `Codable` conformance.
     case generatedRecords
 
+    /// A statement that breaks a constraint throws the same ``DatabaseError/Code`` on every backend
+    /// (`.uniqueViolation`, `.foreignKeyViolation`, `.notNullViolation`, `.checkViolation`), writes nothing, and its
+    /// error's description does not quote the bound values.
+    case constraintErrors
+
     public var description: String { rawValue }
 
     /// Runs the check on a fresh writer of `backend`, then closes and disposes of it.
@@ -122,6 +127,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .encoding: try await EncodingChecks.run(writer)
         case .writtenRowsThatDoNotDecode: try await WrittenRowsChecks.run(writer)
         case .generatedRecords: try await GeneratedRecordChecks.run(writer, of: backend)
+        case .constraintErrors: try await Checks.constraintErrors(writer)
         }
     }
 }
@@ -342,8 +348,12 @@ private enum Checks {
             changed.mood = "calm"
             try await session.upsert(&changed)
         }
+        var kept = grace
+        kept.score = 5
+        try await pool.write { session in try await session.upsert(kept) }
         let all = try await pool.read { session in try await session.fetchAll(ConformanceNote.self) }
         #expect(all.count == 2)
+        #expect(all.first { $0.id == grace.id }?.score == 5)
         let stored = try await pool.read { session in try await session.find(ConformanceNote.self, id: id) }
         #expect(stored?.score == 11)
         #expect(stored?.mood == "calm")
@@ -437,6 +447,58 @@ private enum Checks {
         #expect(first == 2)
         #expect(count == 2)
         #expect(all == 4)
+
+        // The same calls without parameters, as generic code writes them.
+        let (plain, plainFirst, total, big) = try await pool.read { session in
+            (
+                try await session.fetchAll(ConformanceNote.self, where: "score >= 3").map(\.score),
+                try await session.fetchOne(ConformanceNote.self, where: "mood = 'sad'")?.score,
+                try await session.count(ConformanceNote.self),
+                try await session.count(ConformanceNote.self, where: "score > 1")
+            )
+        }
+        #expect(plain == [3, 4])
+        #expect(plainFirst == 1)
+        #expect(total == 4)
+        #expect(big == 3)
+    }
+
+    static func constraintErrors(_ pool: some DatabaseWriter) async throws {
+        try await pool.writeWithoutTransaction { session in
+            try await session.execute("CREATE TABLE conformance_parent (id BIGINT PRIMARY KEY)")
+            try await session.execute(
+                """
+                CREATE TABLE conformance_child (
+                    id BIGINT PRIMARY KEY,
+                    parent BIGINT NOT NULL REFERENCES conformance_parent (id),
+                    amount BIGINT CHECK (amount >= 0))
+                """)
+            try await session.execute("INSERT INTO conformance_parent (id) VALUES (1)")
+        }
+        var first = note("secret-content-4242")
+        try await pool.write { session in try await session.insert(&first) }
+
+        let secret: Int64 = 987_654_321
+        let cases: [(DatabaseError.Code, SQL)] = [
+            (.uniqueViolation, "INSERT INTO conformance_note (content, mood, score) VALUES (\(first.content), 'x', 1)"),
+            (.foreignKeyViolation, "INSERT INTO conformance_child (id, parent, amount) VALUES (1, \(secret), 1)"),
+            (.notNullViolation, "INSERT INTO conformance_child (id, parent, amount) VALUES (\(secret), NULL, 1)"),
+            (.checkViolation, "INSERT INTO conformance_child (id, parent, amount) VALUES (2, 1, \(-secret))"),
+        ]
+        for (code, sql) in cases {
+            let error = await #expect(throws: DatabaseError.self, "\(code)") {
+                try await pool.write { session in try await session.execute(sql) }
+            }
+            #expect(error?.code == code)
+            let description = error.map { String(describing: $0) } ?? ""
+            #expect(!description.contains("4242"), "\(code): \(description)")
+            #expect(!description.contains("987654321"), "\(code): \(description)")
+        }
+        let children = try await pool.read { session in
+            try await session.fetchOne(Int.self, "SELECT count(*) FROM conformance_child")
+        }
+        #expect(children == 0)
+        #expect(try await count(in: pool) == 1)
     }
 
     static func sqlValues(_ pool: some DatabaseWriter) async throws {
@@ -458,6 +520,15 @@ private enum Checks {
                 SQL(sql: "SELECT * FROM conformance_note WHERE mood = :mood", parameters: ["mood": "happy"]))
         }
         #expect(named.map(\.content) == [content])
+
+        // A name with a double quote and a space is quoted, not spliced.
+        let odd = "conformance \"odd\" name"
+        let oddRows = try await pool.write { session in
+            try await session.execute("CREATE TABLE \(identifier: odd) (\(identifier: odd) TEXT)")
+            try await session.execute("INSERT INTO \(identifier: odd) VALUES (\(content))")
+            return try await session.fetchAll(String.self, "SELECT \(identifier: odd) FROM \(identifier: odd)")
+        }
+        #expect(oddRows == [content])
     }
 
     static func migrations(_ pool: some DatabaseWriter) async throws {

@@ -74,6 +74,13 @@ extension Database {
             try upsert(&model, bind: { try $0.encode(to: $1) })
         }
     }
+
+    /// Inserts or updates `model` through its generated writer, when the row as written is not needed.
+    @inlinable
+    public func upsert<T: GeneratedRecord>(_ model: T) throws {
+        var written = model
+        try upsert(&written)
+    }
 }
 
 extension Database {

@@ -75,6 +75,17 @@ extension Database {
         try upsert(&model, bind: nil)
     }
 
+    /// Inserts `model`, or updates the row with its primary key when there is one, when the row as written is not
+    /// needed.
+    ///
+    /// ```swift
+    /// try db.upsert(Note(id: 1, content: "hello"))
+    /// ```
+    public func upsert<T: Model>(_ model: T) throws {
+        var written = model
+        try upsert(&written, bind: nil)
+    }
+
     /// `upsert(_:)`; `bind` is the generated writer of a `GeneratedRecord`, called from code specialized for it.
     @usableFromInline
     func upsert<T: Model>(_ model: inout T, bind: GeneratedBinding<T>?) throws {

@@ -119,6 +119,39 @@ extension DatabaseSession {
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL) async throws -> T? {
         try await fetchOne(type, sql, decoder: RowDecoder())
     }
+
+    /// The records of `T` matching an SQL condition without parameters, in primary key order.
+    ///
+    /// ```swift
+    /// let archived = try await session.fetchAll(Note.self, where: "archived_at IS NOT NULL")
+    /// ```
+    @_disfavoredOverload
+    public func fetchAll<T: Model>(_ type: T.Type, where condition: String) async throws -> [T] {
+        try await fetchAll(type, where: condition, parameters: [:])
+    }
+
+    /// The first record of `T` matching an SQL condition without parameters, in primary key order, or nil.
+    @_disfavoredOverload
+    public func fetchOne<T: Model>(_ type: T.Type, where condition: String) async throws -> T? {
+        try await fetchOne(type, where: condition, parameters: [:])
+    }
+
+    /// The number of rows of `T`, matching an SQL condition without parameters when there is one.
+    ///
+    /// ```swift
+    /// let total = try await session.count(Note.self)
+    /// ```
+    @_disfavoredOverload
+    public func count<T: Model>(_ type: T.Type, where condition: String? = nil) async throws -> Int {
+        try await count(type, where: condition, parameters: [:])
+    }
+
+    /// Inserts `model`, or updates the row of its primary key, when the row as written is not needed.
+    @_disfavoredOverload
+    public func upsert<T: Model>(_ model: T) async throws {
+        var written = model
+        try await upsert(&written)
+    }
 }
 
 extension QueryRequest {
