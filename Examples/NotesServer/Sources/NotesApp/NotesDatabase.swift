@@ -51,7 +51,9 @@ public enum NotesDatabase {
     ) async throws -> PostgresPool {
         var migrator = Migrator()
         try migrator.registerSQLFiles(in: configuration.resolvedMigrationsDirectory)
-        let pool = try PostgresPool(url: url, connections: configuration.connections, logger: logger)
+        let pool = try PostgresPool(
+            url: url, connections: configuration.connections, logger: logger,
+            observability: DatabaseObservability(logger: logger, tracing: true, metrics: true))
         do {
             let applied = try await migrator.migrate(pool)
             logger.info(

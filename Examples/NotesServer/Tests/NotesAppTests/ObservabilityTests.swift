@@ -28,15 +28,16 @@ enum TestBackends {
     }
 }
 
-/// The database's spans under each request's span, and the request and database metrics: on SQLite, whose pool
-/// reports spans and metrics (a `PostgresPool` has no observability settings yet).
+/// The database's spans under each request's span, and the request and database metrics, on each backend: the
+/// server opens its `DatabasePool` and its `PostgresPool` with the same observability.
 @Suite(.serialized) struct ObservabilityTests {
     init() {
         TestBackends.bootstrap()
     }
 
-    @Test func databaseSpansAreRecordedUnderTheRequestSpan() async throws {
-        try await withTestServer(.sqlite) { server in
+    @Test(arguments: TestBackend.all)
+    func databaseSpansAreRecordedUnderTheRequestSpan(_ backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             let spans = try await tracedRequest(
                 to: server, uri: "/notes", method: .post, body: try contentBody("traced"), expecting: .created)
             let root = try #require(spans.first { $0.operationName == "test root" })
@@ -45,44 +46,51 @@ enum TestBackends {
             #expect(request.operationName == "/notes")
             #expect(request.attributes["http.response.status_code"]?.toSpanAttribute() == 201)
 
-            let write = try #require(spans.first { $0.operationName == "DatabasePool.write" })
+            let write = try #require(spans.first { $0.operationName == backend.poolName + ".write" })
             #expect(write.parentSpanID == request.spanID)
-            #expect(write.attributes["db.system.name"]?.toSpanAttribute() == "sqlite")
+            #expect(write.attributes["db.system.name"]?.toSpanAttribute() == .string(backend.systemName))
 
             let insert = try #require(spans.first { $0.operationName == "INSERT" })
             #expect(insert.parentSpanID == write.spanID)
-            #expect(insert.attributes["db.system.name"]?.toSpanAttribute() == "sqlite")
+            #expect(insert.attributes["db.system.name"]?.toSpanAttribute() == .string(backend.systemName))
             let sql = Self.text(insert.attributes["db.query.text"]?.toSpanAttribute())
             #expect(sql.contains("INSERT INTO"))
             #expect(!sql.contains("traced"))  // values are bound, never in the span
         }
     }
 
-    @Test func readsAreSpansUnderTheRequestToo() async throws {
-        try await withTestServer(.sqlite) { server in
+    @Test(arguments: TestBackend.all)
+    func readsAreSpansUnderTheRequestToo(_ backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
             let id = try #require(try await server.store.create(content: "read me").id)
             let spans = try await tracedRequest(to: server, uri: "/notes/\(id)", method: .get, expecting: .ok)
             let request = try #require(spans.first { $0.kind == .server })
             #expect(request.operationName == "/notes/{id}")
-            let read = try #require(spans.first { $0.operationName == "DatabasePool.read" })
+            let read = try #require(spans.first { $0.operationName == backend.poolName + ".read" })
             #expect(read.parentSpanID == request.spanID)
             #expect(spans.contains { $0.operationName == "SELECT" && $0.parentSpanID == read.spanID })
         }
     }
 
-    @Test func requestsAndStatementsRecordMetrics() async throws {
-        try await withTestServer(.sqlite) { server in
+    @Test(arguments: TestBackend.all)
+    func requestsAndStatementsRecordMetrics(_ backend: TestBackend) async throws {
+        try await withTestServer(backend) { server in
+            let requestDimensions = [
+                ("http.route", "/notes"), ("http.request.method", "GET"), ("http.response.status_code", "200"),
+            ]
+            let selectDimensions = [("db.operation.name", "SELECT")]
+            // The suite runs on one metrics backend for both databases: compare with what it held before.
+            let requestsBefore = (try? TestBackends.metrics.expectCounter("hb.requests", requestDimensions))?.totalValue
+            let selectsBefore = (try? TestBackends.metrics.expectCounter(StrataMetric.statements, selectDimensions))?
+                .totalValue
             try await server.test(.router) { client in
                 let response = try await client.execute(uri: "/notes?limit=7", method: .get)
                 #expect(response.status == .ok)
             }
-            let requests = try TestBackends.metrics.expectCounter(
-                "hb.requests",
-                [("http.route", "/notes"), ("http.request.method", "GET"), ("http.response.status_code", "200")])
-            #expect(requests.totalValue >= 1)
-            let selects = try TestBackends.metrics.expectCounter(
-                StrataMetric.statements, [("db.operation.name", "SELECT")])
-            #expect(selects.totalValue >= 1)
+            let requests = try TestBackends.metrics.expectCounter("hb.requests", requestDimensions)
+            #expect(requests.totalValue >= (requestsBefore ?? 0) + 1)
+            let selects = try TestBackends.metrics.expectCounter(StrataMetric.statements, selectDimensions)
+            #expect(selects.totalValue >= (selectsBefore ?? 0) + 1)
         }
     }
 
@@ -109,5 +117,23 @@ enum TestBackends {
     static func text(_ attribute: SpanAttribute?) -> String {
         if case .string(let text)? = attribute { return text }
         return ""
+    }
+}
+
+extension TestBackend {
+    /// The name of the backend's pool in its spans.
+    var poolName: String {
+        switch self {
+        case .sqlite: "DatabasePool"
+        case .postgres: "PostgresPool"
+        }
+    }
+
+    /// The backend's `db.system.name`.
+    var systemName: String {
+        switch self {
+        case .sqlite: "sqlite"
+        case .postgres: "postgresql"
+        }
     }
 }
