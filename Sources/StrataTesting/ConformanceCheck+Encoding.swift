@@ -51,6 +51,22 @@ enum EncodingChecks {
         }
     }
 
+    /// A value whose `encode(to:)` encodes nothing.
+    struct Silent: Codable, Sendable {
+        init() {}
+        init(from decoder: any Decoder) throws {}
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    /// A row of `conformance_note` whose mood encodes nothing.
+    struct SilentNote: Model, Sendable {
+        static let tableName = "conformance_note"
+        var id: Int64?
+        var content: String
+        var mood: Silent
+        var score: Int64
+    }
+
     /// A record that a superclass encodes in part, through `superEncoder()`: its keys bind the same statement.
     class BaseNote: Encodable, @unchecked Sendable {
         enum CodingKeys: String, CodingKey {
@@ -120,7 +136,12 @@ enum EncodingChecks {
         #expect(nested.map(codingPath)?.map(\.stringValue) == ["mood"])
         #expect(nested.map(message)?.contains("nested container") == true)
 
-        // Neither wrote a row.
+        // A value that encodes nothing: an EncodingError at its key, never a NULL bound in its place.
+        let silent = await encodingError(in: pool, SilentNote(id: nil, content: "silent", mood: Silent(), score: 1))
+        #expect(silent.map(codingPath)?.map(\.stringValue) == ["mood"])
+        #expect(silent.map(message)?.contains("encoded no value") == true)
+
+        // None wrote a row.
         let count = try await pool.read { session in try await session.fetchCount(ConformanceNote.all()) }
         #expect(count == 0)
 

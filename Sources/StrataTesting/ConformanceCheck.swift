@@ -58,7 +58,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case decoding
     /// Parameters bind the same values, and fail with the same errors, on every backend: a value no column can hold
     /// and a nested container in a parameter are `EncodingError`s naming the parameter (never the value) at its coding
-    /// path, and `superEncoder()` binds the same statement.
+    /// path, as is a value that encodes nothing (never NULL in its place), and `superEncoder()` binds the same
+    /// statement.
     case encoding
 
     /// Rows a write returns that do not decode leave nothing written: an insert that reads its row back, and a

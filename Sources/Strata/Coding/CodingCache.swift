@@ -36,9 +36,8 @@ final class CodingCache {
     /// one of its name, and the keys name every parameter; 0 otherwise. Such keys bind by index.
     @exclusivity(unchecked) private(set) var recordKeysInParameterOrder = 0
 
-    /// Per parameter index, the encode pass that last bound it; see `beginEncoding()`.
-    @exclusivity(unchecked) private var boundStamps: [UInt32]
-    @exclusivity(unchecked) private var stamp: UInt32 = 0
+    /// The number of the statement's parameters.
+    private let parameterCount: Int
 
     /// The last type encoded at the top level, and how it binds: a model type asked again costs an identifier
     /// compare instead of failing conformance look-ups.
@@ -57,6 +56,15 @@ final class CodingCache {
         case list
         /// A `GeneratedRecord`: keyed, through its generated writer.
         case generated
+
+        /// How StrataCore's encoder binds it.
+        var shape: TopLevelParameters {
+            switch self {
+            case .keyed, .generated: .keyed
+            case .single: .single
+            case .list: .list
+            }
+        }
     }
 
     func topLevelKind<T>(_ type: T.Type) -> TopLevelKind {
@@ -76,7 +84,7 @@ final class CodingCache {
     }
 
     init(parameterCount: Int) {
-        boundStamps = Array(repeating: 0, count: parameterCount + 1)
+        self.parameterCount = parameterCount
     }
 
     // MARK: Columns
@@ -125,7 +133,7 @@ final class CodingCache {
 
     // MARK: Parameters
 
-    /// Starts an encode pass: clears the record of bound parameters in O(1).
+    /// Starts an encode pass: resets the key cache when the key mapping changed since the last pass.
     func beginEncoding(mapping: KeyMapping) {
         let tag = mapping.cacheTag
         if tag == nil || tag != parameterTag {
@@ -134,12 +142,6 @@ final class CodingCache {
             recordKeysBindEveryParameter = false
             recordKeysInParameterOrder = 0
             parameterTag = tag
-        }
-        stamp &+= 1
-        if stamp == 0 {
-            // After 4 billion passes the stamps wrap: start clean so no old stamp matches.
-            for index in boundStamps.indices { boundStamps[index] = 0 }
-            stamp = 1
         }
     }
 
@@ -173,21 +175,6 @@ final class CodingCache {
     /// The parameters after the first of the `position`-th key.
     func otherParameters(at position: Int) -> [Int32] {
         position >= 0 && position < parameterSlots.count ? parameterSlots[position].others : []
-    }
-
-    @inline(__always)
-    func markBound(_ index: Int32) {
-        let position = Int(index)
-        if position < boundStamps.count { boundStamps[position] = stamp }
-    }
-
-    /// The parameter indexes not bound in this pass.
-    func unboundParameters() -> [Int32] {
-        var unbound: [Int32] = []
-        for index in 1..<boundStamps.count where boundStamps[index] != stamp {
-            unbound.append(Int32(index))
-        }
-        return unbound
     }
 }
 
@@ -236,12 +223,12 @@ extension CodingCache {
             named.insert(slot.target.index)
             named.formUnion(slot.others)
         }
-        recordKeysBindEveryParameter = named.count == boundStamps.count - 1
+        recordKeysBindEveryParameter = named.count == parameterCount
         let inOrder = parameterSlots.prefix(keys.count).enumerated().allSatisfy { offset, slot in
             slot.target.index == offset + 1 && !slot.target.hasOthers
         }
         recordKeysInParameterOrder =
-            inOrder && parameterSlots.count >= keys.count && keys.count == boundStamps.count - 1 ? keys.count : 0
+            inOrder && parameterSlots.count >= keys.count && keys.count == parameterCount ? keys.count : 0
         parametersRecordType = identifier
     }
 

@@ -11,8 +11,9 @@ extension StatementEncoder {
         try encodePass(value, to: statement)
     }
 
-    /// One encode pass; records pass `watching` (the primary key's parameter), `forRecord`, and the
-    /// encoding of their previous pass over the same statement to reuse.
+    /// One pass of StrataCore's parameter encoder over `statement`; records pass `watching` (the primary key's
+    /// parameter), `forRecord` (see ``ParameterPass``), and the encoding of their previous pass over the same
+    /// statement to reuse.
     ///
     /// `bind` is a generated record's writer called from code specialized for it (see `insert(_:)` of a
     /// `GeneratedRecord`), which binds the value where it is instead of copying it in generic code.
@@ -26,314 +27,316 @@ extension StatementEncoder {
         let strategies = statement.strategies.overridden(by: storageOverrides)
         let mapping = keyEncodingStrategy.mapping
         let encoding: StatementEncoding
-        if let kept, userInfo.isEmpty, kept.canEncode(for: statement, mapping: mapping, strategies: strategies) {
+        if let kept, userInfo.isEmpty, !kept.pass.isEncoding,
+            kept.binder.canEncode(for: statement, mapping: mapping, strategies: strategies)
+        {
             encoding = kept
         } else {
             encoding = StatementEncoding(
-                writer: ParameterWriter(
-                    statement: statement, mapping: mapping, strategies: strategies, userInfo: userInfo,
-                    usesGeneratedCode: usesGeneratedCode))
+                binder: StatementBinder(statement: statement, mapping: mapping, strategies: strategies),
+                sql: statement.sql, userInfo: userInfo)
         }
-        try encoding.encodeTopLevel(value, watching: watchedParameter, forRecord: forRecord, bind: bind)
+        let binder = encoding.binder
+        encoding.pass.begin(forRecord: forRecord)
+        binder.begin(watching: watchedParameter, forRecord: forRecord)
+        let kind = binder.cache.topLevelKind(T.self)
+        if kind == .generated, usesGeneratedCode, let record = binder.cache.lastTopLevelRecord {
+            try encoding.pass.encodeKeyed(value) { try encoding.pass.encodeGenerated(record, $0, bind: bind) }
+        } else {
+            try encoding.encodeTopLevel(value, shape: kind.shape)
+        }
         return encoding
     }
 }
 
-/// The `Encoder` a value's `encode(to:)` sees for one statement. One is made per encode pass, or
-/// kept by a record type's cached statement and reused pass after pass together with the keyed
-/// container it made for the first.
+/// The `Encoder` a value's `encode(to:)` sees for a SQLite statement: a pass of StrataCore's parameter encoder
+/// (``ParameterPass``), kept by a record type's cached statement and reused pass after pass with the keyed container
+/// it made for the first.
+///
+/// It and its keyed container are declared here, around StrataCore's, so that the container's binds run as code
+/// specialized for ``StatementBinder``: a conformance declared in StrataCore runs its generic code, a quarter
+/// slower per insert.
 final class StatementEncoding: Encoder {
-    let writer: ParameterWriter
+    let pass: ParameterPass<StatementBinder>
     @exclusivity(unchecked) private var containers = ContainerCache()
-    /// Whether a pass is running: a value that encodes another into the same statement from its
-    /// `encode(to:)` gets an encoding of its own instead of this one.
-    @exclusivity(unchecked) private var isEncoding = false
 
-    init(writer: ParameterWriter) {
-        self.writer = writer
+    init(binder: StatementBinder, sql: String?, userInfo: [CodingUserInfoKey: Any] = [:]) {
+        pass = ParameterPass(binder: binder, sql: sql, userInfo: userInfo)
     }
 
-    var codingPath: [any CodingKey] { writer.codingPath }
-    var userInfo: [CodingUserInfoKey: Any] { writer.userInfo }
+    var binder: StatementBinder { pass.binder }
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { pass.userInfo }
 
-    /// Whether the pass bound NULL to the watched parameter (a record's nil primary key).
-    var watchedWasNull: Bool { writer.watchedWasNull }
-    /// The keys a record's value encoded that its statement has no parameter for.
-    var skippedKeys: [String] { writer.skippedKeys }
-    /// The parameters a record's pass left unbound, whose keys the value did not encode.
-    var unboundParameters: [Int32] { writer.unboundParameters }
-
-    /// Whether this encoding can run the next pass over `statement` with these settings.
-    func canEncode(for statement: Statement, mapping: KeyMapping, strategies: ValueStrategies) -> Bool {
-        !isEncoding && writer.statement === statement && writer.strategies == strategies
-            && writer.mapping.cacheTag != nil && writer.mapping.cacheTag == mapping.cacheTag
-            && writer.userInfo.isEmpty
+    /// Encodes `value` into the statement and ends the pass begun by `pass.begin(forRecord:)`.
+    func encodeTopLevel<T: Encodable>(_ value: T, shape: TopLevelParameters) throws {
+        try pass.encodeTopLevel(value, shape: shape, through: self)
     }
-
-    func encodeTopLevel<T: Encodable>(
-        _ value: T, watching watchedParameter: Int32, forRecord: Bool, bind: GeneratedBinding<T>? = nil
-    ) throws {
-        isEncoding = true
-        defer { isEncoding = false }
-        writer.begin(watching: watchedParameter, forRecord: forRecord)
-        try writer.encodeTopLevel(value, through: self, bind: bind)
-    }
-
-    // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        containers.container { KeyedEncodingContainer(StatementKeyedContainer<Key>(writer: writer)) }
+        containers.container {
+            KeyedEncodingContainer(StatementKeyedContainer<Key>(pass: pass))
+        }
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        writer.fail(ParameterErrors.topLevelList(codingPath: codingPath))
-        return DiscardingUnkeyedContainer(codingPath: codingPath)
-    }
+    // A top-level list or single value is refused as StrataCore's encoder refuses it.
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { ParameterEncoding(pass: pass).unkeyedContainer() }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        writer.fail(ParameterErrors.topLevelSingleValue(codingPath: codingPath))
-        return ColumnEncoder(strategies: writer.strategies, codingPath: codingPath, userInfo: userInfo)
+        ParameterEncoding(pass: pass).singleValueContainer()
     }
 }
 
-/// What the containers of one statement's parameters bind through: the statement, the
-/// key-to-parameter cache, the strategies and the state of the current pass.
-final class ParameterWriter {
+/// The keyed container of ``StatementEncoding``: each call passed on to StrataCore's pass by the key's name, as
+/// StrataCore's own keyed container passes it on. It holds the pass itself (not StrataCore's container), so that no
+/// call needs the metadata of a type generic over the key.
+struct StatementKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let pass: ParameterPass<StatementBinder>
+
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws { try pass.encodeNil(named: key.stringValue, key: key) }
+
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try pass.encodeInteger(value, named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try pass.encode(value, named: key.stringValue, key: key)
+    }
+
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+
+    // Nesting, refused, and a superclass's encoder, as StrataCore's container has them.
+    private var base: ParameterKeyedContainer<Key, StatementBinder> { ParameterKeyedContainer(pass: pass) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        var base = self.base
+        return base.nestedContainer(keyedBy: keyType, forKey: key)
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        var base = self.base
+        return base.nestedUnkeyedContainer(forKey: key)
+    }
+
+    mutating func superEncoder() -> any Encoder { ParameterEncoding(pass: pass) }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder { ParameterEncoding(pass: pass) }
+}
+
+/// SQLite's ``ParameterBinder``: binds the parameters of one statement through the C API, with the statement's
+/// storage strategies, each key finding its parameter through the statement's ``CodingCache``.
+final class StatementBinder: ParameterBinder {
     let statement: Statement
     let cache: CodingCache
     let mapping: KeyMapping
     let strategies: ValueStrategies
-    let userInfo: [CodingUserInfoKey: Any]
-    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
-    /// How many keys this pass has bound so far. Unchecked for exclusivity as in `CodingCache`.
-    @exclusivity(unchecked) var position = 0
-    /// The first failure inside a container method that cannot throw; reported when the pass ends.
-    @exclusivity(unchecked) var deferredError: (any Error)?
+
+    // Unchecked for exclusivity as in `CodingCache`.
+    /// How many keys this pass has asked for so far.
+    @exclusivity(unchecked) private var position = 0
+    /// The parameter of the last key asked for: its others of the same name follow it.
+    @exclusivity(unchecked) private var lastTarget = ParameterTarget(position: -1, index: 0, hasOthers: false)
     /// A parameter index to watch, 0 for none, and whether the pass bound NULL to it.
-    @exclusivity(unchecked) var watchedParameter: Int32 = 0
-    @exclusivity(unchecked) var watchedWasNull = false
-    /// Records leave unbound parameters NULL (a custom `encode(to:)` may omit nil values) and
-    /// collect the keys that found no parameter, so that their SQL can grow to include them.
-    @exclusivity(unchecked) var forRecord = false
-    @exclusivity(unchecked) var skippedKeys: [String] = []
-    /// The parameters a record's pass left unbound: the value did not encode their keys.
-    @exclusivity(unchecked) var unboundParameters: [Int32] = []
-    /// Whether binds are recorded for the check that every parameter was bound: not in a pass of a generated record
-    /// whose keys name every parameter of the statement, which cannot leave one unbound.
-    @exclusivity(unchecked) var tracksBound = true
+    @exclusivity(unchecked) private var watchedParameter: Int32 = 0
+    @exclusivity(unchecked) private(set) var watchedWasNull = false
+    @exclusivity(unchecked) private var forRecord = false
     /// Records note the parameters given a Decimal with more digits than a REAL keeps, whose column they check.
-    @exclusivity(unchecked) var preciseDecimalParameters: [Int32] = []
+    @exclusivity(unchecked) private(set) var preciseDecimalParameters: [Int32] = []
 
-    /// Whether a `GeneratedRecord` is bound by its generated code (see ``StatementEncoder``).
-    let usesGeneratedCode: Bool
-
-    init(
-        statement: Statement, mapping: KeyMapping, strategies: ValueStrategies,
-        userInfo: [CodingUserInfoKey: any Sendable], usesGeneratedCode: Bool = true
-    ) {
+    init(statement: Statement, mapping: KeyMapping, strategies: ValueStrategies) {
         self.statement = statement
         self.cache = statement.coding
         self.mapping = mapping
         self.strategies = strategies
-        self.userInfo = userInfo
-        self.usesGeneratedCode = usesGeneratedCode
+    }
+
+    /// Whether this binder can bind the next pass over `statement` with these settings.
+    func canEncode(for statement: Statement, mapping: KeyMapping, strategies: ValueStrategies) -> Bool {
+        self.statement === statement && self.strategies == strategies
+            && self.mapping.cacheTag != nil && self.mapping.cacheTag == mapping.cacheTag
     }
 
     /// Starts a pass.
     func begin(watching watchedParameter: Int32, forRecord: Bool) {
-        tracksBound = true
         position = 0
-        deferredError = nil
         self.watchedParameter = watchedParameter
         watchedWasNull = false
         self.forRecord = forRecord
-        if !skippedKeys.isEmpty { skippedKeys.removeAll() }
-        if !unboundParameters.isEmpty { unboundParameters.removeAll() }
         if !preciseDecimalParameters.isEmpty { preciseDecimalParameters.removeAll() }
-    }
-
-    func encodeTopLevel<T: Encodable>(
-        _ value: T, through encoder: StatementEncoding, bind generated: GeneratedBinding<T>? = nil
-    ) throws {
         cache.beginEncoding(mapping: mapping)
-        let kind = cache.topLevelKind(T.self)
-        if kind == .list, let list = value as? any PositionalParameters {
-            try bindPositionally(list.positionalValues, of: value)
-        } else if kind == .single, let convertible = value as? any DatabaseValueConvertible {
-            // A single value binds the statement's only parameter.
-            guard statement.parameterCount == 1 else {
-                throw ParameterErrors.singleValue(value, of: T.self, parameterCount: statement.parameterCount)
-            }
-            try bind(convertible, to: ParameterTarget(position: -1, index: 1, hasOthers: false), key: nil)
-        } else if kind == .generated, usesGeneratedCode, let record = cache.lastTopLevelRecord {
-            try encodeGenerated(record, value, bind: generated)
-        } else {
-            try value.encode(to: encoder)
-        }
-        if forRecord { return try endRecordPass() }
-        if let deferredError { throw deferredError }
-        let unbound = tracksBound ? cache.unboundParameters() : []
-        guard unbound.isEmpty else {
-            let names = unbound.map { index in
-                statement.parameterIndexes().first { $0.value.contains(index) }.map { ":" + $0.key } ?? "?\(index)"
-            }
-            throw ParameterErrors.unbound(value, of: T.self, names: names, sql: statement.sql)
-        }
     }
 
-    /// Binds `values` to the parameters in order: `parameters: [2, "x"]` binds `?1` and `?2`.
-    private func bindPositionally(_ values: [any Encodable], of list: some Encodable) throws {
-        guard values.count == statement.parameterCount else {
-            throw ParameterErrors.listCount(
-                list, count: values.count, parameterCount: statement.parameterCount, sql: statement.sql)
-        }
-        for (offset, element) in values.enumerated() {
-            let key = PositionKey(intValue: offset)
-            guard let convertible = element as? any DatabaseValueConvertible else {
-                throw ParameterErrors.listElement(element, at: offset, key: key)
-            }
-            try bind(
-                convertible, to: ParameterTarget(position: -1, index: Int32(offset + 1), hasOthers: false), key: key)
-        }
-    }
+    var parameterCount: Int { statement.parameterCount }
 
-    func fail(_ error: any Error) {
-        if deferredError == nil { deferredError = error }
-    }
-
-    // MARK: Binding
-
-    /// The parameter `key` binds, nil when the statement has none (a record notes the key).
     @inline(__always)
-    func target(for key: some CodingKey) -> ParameterTarget? {
+    func parameterIndex(forKey key: String) -> Int? {
         let position = self.position
         self.position = position + 1
-        let name = key.stringValue
         let target =
-            cache.cachedParameter(for: name, at: position)
-            ?? cache.lookUpParameter(for: name, at: position, mapping: mapping, statement: statement)
-        if target.index == 0 {
-            if forRecord { skippedKeys.append(name) }
-            return nil
-        }
-        return target
-    }
-
-    /// Ends a record's pass: throws the first failure a container could not throw, and binds NULL to the parameters
-    /// no key bound (a custom `encode(to:)` may leave out nil values) and notes them: the record then runs its
-    /// statement for exactly the keys the value encoded (see `Database.encodeRecord`).
-    func endRecordPass() throws {
-        if let deferredError { throw deferredError }
-        guard tracksBound else { return }
-        let unbound = cache.unboundParameters()
-        guard !unbound.isEmpty else { return }
-        // NULL, so that no value of an earlier pass is left bound; a left-out primary key is a nil key.
-        for index in unbound {
-            try statement.bindNull(at: index)
-            if index == watchedParameter { watchedWasNull = true }
-        }
-        unboundParameters = unbound
-    }
-
-    /// Binds `target` through `bind` (and any other parameter of the same name) and records it as bound.
-    ///
-    /// `key` and `value` are only evaluated for an error message: the common path boxes neither.
-    @inline(__always)
-    func bind(
-        _ target: ParameterTarget, key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any,
-        isNull: Bool = false, _ bind: (Int32) throws -> Void
-    ) throws {
-        try bindOne(target.index, key: key(), value: value(), isNull: isNull, bind)
-        guard target.hasOthers else { return }
-        for index in cache.otherParameters(at: target.position) {
-            try bindOne(index, key: key(), value: value(), isNull: isNull, bind)
-        }
+            cache.cachedParameter(for: key, at: position)
+            ?? cache.lookUpParameter(for: key, at: position, mapping: mapping, statement: statement)
+        lastTarget = target
+        return target.index == 0 ? nil : Int(target.index)
     }
 
     @inline(__always)
-    private func bindOne(
-        _ index: Int32, key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any, isNull: Bool,
-        _ bind: (Int32) throws -> Void
-    ) throws {
-        do {
-            try bind(index)
-        } catch {
-            throw encodingError(error, value: value(), key: key())
-        }
-        if tracksBound { cache.markBound(index) }
-        if isNull && index == watchedParameter { watchedWasNull = true }
+    func nextParameterIndex(after index: Int, forKey key: String) -> Int? {
+        guard lastTarget.hasOthers else { return nil }
+        return cache.otherParameters(at: lastTarget.position).first { Int($0) > index }.map(Int.init)
     }
 
-    /// Binds a ``DatabaseValueConvertible`` through its stored value.
-    func bind(_ value: any DatabaseValueConvertible, to target: ParameterTarget, key: (any CodingKey)?) throws {
-        let stored: DatabaseValue
-        do {
-            stored = try value.storedValue(using: strategies)
-        } catch {
-            throw encodingError(error, value: value, key: key)
-        }
-        if forRecord, let decimal = value as? Decimal, decimal.hasMoreDigitsThanAREAL {
-            preciseDecimalParameters.append(target.index)
-        }
-        try bind(target, key: key, value: value, isNull: stored.isNull) { try statement.bindStored(stored, at: $0) }
+    func parameterName(at index: Int) -> String {
+        statement.parameterIndexes().first { $0.value.contains(Int32(truncatingIfNeeded: index)) }.map { ":" + $0.key }
+            ?? "?\(index)"
     }
 
-    /// Binds NULL to `target`.
+    // MARK: Binds
+
     @inline(__always)
-    func bindNull(_ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
-        try bind(target, key: key(), value: DatabaseValue.null, isNull: true) { try statement.bindNull(at: $0) }
+    func bindNull(at index: Int) throws {
+        let index = Int32(truncatingIfNeeded: index)
+        try statement.bindNull(at: index)
+        if index == watchedParameter { watchedWasNull = true }
     }
 
     @inline(__always)
-    func bindInteger(_ value: Int64, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
-        try bind(target, key: key(), value: value) { try statement.bindInteger(value, at: $0) }
+    func bindBool(_ value: Bool, at index: Int) throws {
+        try statement.bindInteger(value ? 1 : 0, at: Int32(truncatingIfNeeded: index))
     }
 
     @inline(__always)
-    func bindReal(_ value: Double, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
-        try bind(target, key: key(), value: value) { try statement.bindReal(value, at: $0) }
+    func bindInteger(_ value: Int64, at index: Int) throws {
+        try statement.bindInteger(value, at: Int32(truncatingIfNeeded: index))
     }
 
     @inline(__always)
-    func bindText(_ value: String, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
-        try bind(target, key: key(), value: value) { try statement.bindText(value, at: $0) }
+    func bindDouble(_ value: Double, at index: Int) throws {
+        try statement.bindReal(value, at: Int32(truncatingIfNeeded: index))
     }
 
-    /// Binds a BLOB, as ``bindValue(_:_:key:)`` binds `Data`, without the generic layers that copy it.
     @inline(__always)
-    func bindBlob(_ value: Data, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
-        try bind(target, key: key(), value: value) { try statement.bindBlob(value, at: $0) }
+    func bindFloat(_ value: Float, at index: Int) throws {
+        try statement.bindReal(Double(value), at: Int32(truncatingIfNeeded: index))
     }
 
-    /// Binds any `Encodable` to `target`: the common types straight to the C API, others through their
-    /// ``DatabaseValueConvertible`` conformance, as a single value, or as nested JSON or property list.
-    func bindValue<T: Encodable>(_ value: T, _ target: ParameterTarget, key: @autoclosure () -> any CodingKey) throws {
+    @inline(__always)
+    func bindString(_ value: String, at index: Int) throws {
+        try statement.bindText(value, at: Int32(truncatingIfNeeded: index))
+    }
+
+    /// Binds a BLOB, as ``bindValue(_:at:otherwise:)`` binds `Data`, without the generic layers that copy it.
+    @inline(__always)
+    func bindBlob(_ value: Data, at index: Int) throws {
+        try statement.bindBlob(value, at: Int32(truncatingIfNeeded: index))
+    }
+
+    /// The common types straight to the C API, others through their ``DatabaseValueConvertible`` conformance with
+    /// the statement's strategies, any other type through `otherwise`.
+    func bindValue<T: Encodable>(_ value: T, at index: Int, otherwise: (Int) throws -> Void) throws {
         if let common = CommonType(T.self) {
-            return try bind(target, key: key(), value: value) {
-                try statement.bind(common, value, at: $0, strategies: strategies)
-            }
+            return try statement.bind(common, value, at: Int32(truncatingIfNeeded: index), strategies: strategies)
         }
-        if let convertible = value as? any DatabaseValueConvertible {
-            return try bind(convertible, to: target, key: key())
+        guard let convertible = value as? any DatabaseValueConvertible else { return try otherwise(index) }
+        let stored = try convertible.storedValue(using: strategies)
+        if forRecord, let decimal = value as? Decimal, decimal.hasMoreDigitsThanAREAL {
+            preciseDecimalParameters.append(Int32(truncatingIfNeeded: index))
         }
-        let column = ColumnEncoder(strategies: strategies, codingPath: codingPath + [key()], userInfo: userInfo)
-        var stored: DatabaseValue
-        do {
-            try value.encode(to: column)
-            if let error = column.failure { throw error }
-            stored = column.result ?? .null
-            if column.isNested {
-                stored = try NestedValueCoding.encode(value, strategy: strategies.array)
-            }
-        } catch {
-            throw encodingError(error, value: value, key: key())
-        }
-        try bind(target, key: key(), value: value, isNull: stored.isNull) { try statement.bindStored(stored, at: $0) }
+        try bindStored(stored, at: index)
     }
 
-    func encodingError(_ error: any Error, value: Any, key: (any CodingKey)?) -> any Error {
-        ParameterErrors.binding(
-            error, value: value, parameter: key.map { ":" + mapping.name(for: $0.stringValue) },
-            codingPath: key.map { codingPath + [$0] } ?? codingPath)
+    /// JSON TEXT, or a binary property list under ``ArrayStrategy/bplist``.
+    func bindNested<T: Encodable>(_ value: T, at index: Int) throws {
+        try bindStored(try NestedValueCoding.encode(value, strategy: strategies.array), at: index)
+    }
+
+    private func bindStored(_ stored: DatabaseValue, at index: Int) throws {
+        if stored.isNull { return try bindNull(at: index) }
+        try statement.bindStored(stored, at: Int32(truncatingIfNeeded: index))
     }
 }

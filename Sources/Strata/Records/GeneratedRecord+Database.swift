@@ -139,7 +139,7 @@ extension Database {
     }
 
     /// Binds `model` into its type's `kind` statement through its generated writer and runs it: the pass of
-    /// `encodeRecord` without its set-up, on the statement, writer and parameter slots the type's `RecordSQL` keeps.
+    /// `encodeRecord` without its set-up, on the statement, encoding and parameter slots the type's `RecordSQL` keeps.
     ///
     /// - Returns: The statement that ran; nil, with nothing run, when the write must take the path of every model:
     ///   a nil primary key (this one's, or the last write's of the type, so that a batch of new models binds once
@@ -150,21 +150,22 @@ extension Database {
         let record = try recordSQL(for: T.self)
         let watched = kind == .update ? 0 : record.insertPrimaryKeyParameter
         if watched != 0, record.lastKeyWasNil { return nil }
-        let writer = try record.generatedWriter(kind, in: self)
-        let statement = writer.statement
+        let encoding = try record.generatedEncoding(kind, in: self)
+        let pass = encoding.pass
+        let binder = pass.binder
+        let statement = binder.statement
         // A value whose conversion writes a model of this type gets a statement of its own.
         statement.isLeased = true
         defer { statement.isLeased = false }
         statement.prepareForBinding(clearing: false)
-        writer.begin(watching: watched, forRecord: true)
-        writer.cache.beginEncoding(mapping: writer.mapping)
-        try bind(model, writer.recordParameters(for: T.self))
-        try writer.endRecordPass()
-        guard writer.skippedKeys.isEmpty else { return nil }
-        if !writer.preciseDecimalParameters.isEmpty {
-            try checkDecimalColumns(writer.preciseDecimalParameters, of: statement, record, T.self)
+        pass.begin(forRecord: true)
+        binder.begin(watching: watched, forRecord: true)
+        try pass.encodeKeyed(model) { try bind($0, pass.recordParameters(for: T.self)) }
+        guard pass.skippedKeys.isEmpty else { return nil }
+        if !binder.preciseDecimalParameters.isEmpty {
+            try checkDecimalColumns(binder.preciseDecimalParameters, of: statement, record, T.self)
         }
-        if writer.watchedWasNull {
+        if binder.watchedWasNull {
             record.lastKeyWasNil = true
             return nil
         }

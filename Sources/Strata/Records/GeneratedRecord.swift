@@ -108,23 +108,25 @@ struct StatementRecordRow: RecordRow {
 
 /// The parameters a generated record binds, by the position of its key in ``GeneratedRecord/recordKeys``.
 ///
-/// The parameters were looked up by name once for the statement; each bind is what the keyed container of
-/// `StatementEncoder` does for the same key and value: a key the statement has no parameter for is skipped,
+/// The parameters were looked up by name once for the statement; each bind is what StrataCore's keyed container
+/// does for the same key and value: a key the statement has no parameter for is skipped (noted by a record's pass),
 /// nil binds NULL, nested values bind JSON, errors name the parameter.
 @usableFromInline
 struct StatementRecordParameters: RecordParameters {
-    let writer: ParameterWriter
+    let pass: ParameterPass<StatementBinder>
     /// Binds by index when the keys are the statement's parameters in order (`recordKeysInParameterOrder` of the
     /// coding cache, here `indexedKeys`): key `n` binds parameter `n + 1`, with no look-up or bookkeeping, and falls
-    /// back to the writer's bind for what that one treats apart.
+    /// back to the pass's bind for what that one treats apart.
     let binder: IndexBinder?
     let indexedKeys: Int
 
-    init(writer: ParameterWriter) {
-        self.writer = writer
-        indexedKeys = writer.cache.recordKeysInParameterOrder
-        binder = indexedKeys > 0 ? IndexBinder(handle: writer.statement.handle) : nil
+    init(pass: ParameterPass<StatementBinder>) {
+        self.pass = pass
+        indexedKeys = pass.binder.cache.recordKeysInParameterOrder
+        binder = indexedKeys > 0 ? IndexBinder(handle: pass.binder.statement.handle) : nil
     }
+
+    private var statement: StatementBinder { pass.binder }
 
     /// The parameter index of the `key`-th key when it binds by index.
     @inline(__always)
@@ -132,29 +134,42 @@ struct StatementRecordParameters: RecordParameters {
         UInt(bitPattern: key) < UInt(indexedKeys) ? Int32(truncatingIfNeeded: key + 1) : nil
     }
 
-    /// The parameter of the `key`-th key, nil when the statement has none (a record notes the key).
+    /// The parameter of the `key`-th key, nil when the statement has none (a record's pass notes the key).
     @inline(__always)
     private func target(_ key: Int) -> ParameterTarget? {
-        let target = writer.cache.recordParameter(at: key)
+        let target = statement.cache.recordParameter(at: key)
         if target.index == 0 {
-            if writer.forRecord { writer.skippedKeys.append(writer.cache.recordParameterKey(at: key)) }
+            pass.skip(statement.cache.recordParameterKey(at: key))
             return nil
         }
         return target
     }
 
-    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(writer.cache.recordParameterKey(at: key)) }
+    /// Binds the parameters of the `key`-th key through `bind`, each recorded as bound.
+    ///
+    /// `value` is only evaluated for an error message: the common path boxes nothing.
+    @inline(__always)
+    private func bind(
+        _ key: Int, value: @autoclosure () -> Any, _ bind: (Int) throws -> Void
+    ) throws {
+        guard let target = target(key) else { return }
+        try pass.bind(at: Int(target.index), key: codingKey(key), value: value(), bind)
+        guard target.hasOthers else { return }
+        for index in statement.cache.otherParameters(at: target.position) {
+            try pass.bind(at: Int(index), key: codingKey(key), value: value(), bind)
+        }
+    }
+
+    private func codingKey(_ key: Int) -> any CodingKey { RecordKey(statement.cache.recordParameterKey(at: key)) }
 
     public func encode(_ value: Bool, _ key: Int) throws { try integer(value ? 1 : 0, key) }
     public func encode(_ value: String, _ key: Int) throws {
         if let binder, let index = index(key), binder.bind(value, at: index) { return }
-        guard let target = target(key) else { return }
-        try writer.bindText(value, target, key: codingKey(key))
+        try bind(key, value: value) { try statement.bindString(value, at: $0) }
     }
     public func encode(_ value: Double, _ key: Int) throws {
         if let binder, let index = index(key), binder.bind(value, at: index) { return }
-        guard let target = target(key) else { return }
-        try writer.bindReal(value, target, key: codingKey(key))
+        try bind(key, value: value) { try statement.bindDouble(value, at: $0) }
     }
     public func encode(_ value: Float, _ key: Int) throws { try encode(Double(value), key) }
     public func encode(_ value: Int, _ key: Int) throws { try integer(Int64(value), key) }
@@ -170,8 +185,7 @@ struct StatementRecordParameters: RecordParameters {
     // Data and Date bind as the generic path binds them, in code specialized for them.
     public func encode(_ value: Data, _ key: Int) throws {
         if let binder, let index = index(key), binder.bind(value, at: index) { return }
-        guard let target = target(key) else { return }
-        try writer.bindBlob(value, target, key: codingKey(key))
+        try bind(key, value: value) { try statement.bindBlob(value, at: $0) }
     }
     public func encode(_ value: Date, _ key: Int) throws { try encodeValue(value, key) }
     public func encode<T: Encodable>(_ value: T, _ key: Int) throws { try encodeValue(value, key) }
@@ -203,22 +217,23 @@ struct StatementRecordParameters: RecordParameters {
     @inline(__always)
     private func integer(_ value: Int64, _ key: Int) throws {
         if let binder, let index = index(key), binder.bind(value, at: index) { return }
-        guard let target = target(key) else { return }
-        try writer.bindInteger(value, target, key: codingKey(key))
+        try bind(key, value: value) { try statement.bindInteger(value, at: $0) }
     }
 
     @inline(__always)
     private func encodeValue<T: Encodable>(_ value: T, _ key: Int) throws {
-        guard let target = target(key) else { return }
-        try writer.bindValue(value, target, key: codingKey(key))
+        let pass = self.pass
+        try bind(key, value: value) { index in
+            try pass.binder.bindValue(value, at: index) { try pass.bindSingleValue(value, at: $0, key: codingKey(key)) }
+        }
     }
 
     @inline(__always)
     private func encodeIfPresent<T>(_ value: T?, _ key: Int, _ encode: (T, Int) throws -> Void) throws {
         if let value {
             try encode(value, key)
-        } else if let target = target(key) {
-            try writer.bindNull(target, key: codingKey(key))
+        } else {
+            try bind(key, value: DatabaseValue.null) { try statement.bindNull(at: $0) }
         }
     }
 }
@@ -249,7 +264,7 @@ extension StatementDecoding {
     }
 }
 
-extension ParameterWriter {
+extension ParameterPass where Binder == StatementBinder {
     /// Binds `value` through `R`'s generated writer; `R` is `T`, found by casting `T.self`. `bind`, when given,
     /// is that writer called from code specialized for `T`.
     func encodeGenerated<R: GeneratedRecord, T>(_ record: R.Type, _ value: T, bind: GeneratedBinding<T>?) throws {
@@ -258,16 +273,14 @@ extension ParameterWriter {
         // Generic code copies the value here (retaining its strings and data), which `bind` avoids.
         try unsafeBitCast(value, to: R.self).encode(to: parameters)
     }
-}
 
-extension ParameterWriter {
     /// The parameters `R`'s generated writer binds on this pass, the statement's parameters of its keys looked up if
     /// this statement has not looked them up for it.
     @inline(__always)
     func recordParameters<R: GeneratedRecord>(for type: R.Type) -> StatementRecordParameters {
-        cache.prepareParameters(for: R.self, mapping: mapping, statement: statement)
-        tracksBound = !cache.recordKeysBindEveryParameter
-        return StatementRecordParameters(writer: self)
+        binder.cache.prepareParameters(for: R.self, mapping: binder.mapping, statement: binder.statement)
+        if binder.cache.recordKeysBindEveryParameter { skipBoundCheck() }
+        return StatementRecordParameters(pass: self)
     }
 }
 

@@ -147,12 +147,12 @@ extension Database {
     ) throws -> (statement: Statement, keyIsNil: Bool, record: RecordStatements) {
         var (statement, encoding, record) = try encodeRecord(
             model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
-        if encoding.watchedWasNull != record.lastKeyWasNil {
-            record.lastKeyWasNil = encoding.watchedWasNull
+        if encoding.binder.watchedWasNull != record.lastKeyWasNil {
+            record.lastKeyWasNil = encoding.binder.watchedWasNull
             (statement, encoding, record) = try encodeRecord(
                 model, statement: plain, returning: returning, watchPrimaryKey: true, bind: bind)
         }
-        return (statement, encoding.watchedWasNull, record)
+        return (statement, encoding.binder.watchedWasNull, record)
     }
 
     /// Runs the encoded `RETURNING` statement of a `T` with a nil key, to its end, and reads the row it wrote.

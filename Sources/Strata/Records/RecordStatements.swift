@@ -37,7 +37,7 @@ final class RecordStatements {
     /// Prepared statements by `Kind`, made on first use, and the encoding of each one's last pass.
     @exclusivity(unchecked) private var prepared = [Statement?](repeating: nil, count: Kind.allCases.count)
     @exclusivity(unchecked) private var encodings = [StatementEncoding?](repeating: nil, count: Kind.allCases.count)
-    @exclusivity(unchecked) private var generatedWriters = [ParameterWriter?](
+    @exclusivity(unchecked) private var generatedEncodings = [StatementEncoding?](
         repeating: nil, count: Kind.allCases.count)
 
     func sql(_ kind: Kind) -> String {
@@ -65,21 +65,24 @@ final class RecordStatements {
         return statement
     }
 
-    /// The writer of a generated record's pass over the `kind` statement (see `Database.writeGenerated`): the one kept
-    /// from the last pass while its statement is free and the database's strategies are the same, otherwise a new
-    /// one, kept when its statement is the cached one.
+    /// The encoding of a generated record's pass over the `kind` statement (see `Database.writeGenerated`): the one
+    /// kept from the last pass while its statement is free and the database's strategies are the same, otherwise a
+    /// new one, kept when its statement is the cached one.
     @inline(__always)
-    func generatedWriter(_ kind: Kind, in database: Database) throws -> ParameterWriter {
+    func generatedEncoding(_ kind: Kind, in database: Database) throws -> StatementEncoding {
         let strategies = database.strategies
-        if let writer = generatedWriters[kind.rawValue], !writer.statement.isLeased, writer.strategies == strategies {
-            return writer
+        if let encoding = generatedEncodings[kind.rawValue], !encoding.binder.statement.isLeased,
+            encoding.binder.strategies == strategies
+        {
+            return encoding
         }
         let statement = try statement(kind, in: database)
         // Parameters are named after the coding keys, as for the Codable pass of `encodeRecord`.
-        let writer = ParameterWriter(
-            statement: statement, mapping: .useDefaultKeys, strategies: strategies, userInfo: [:])
-        if prepared[kind.rawValue] === statement { generatedWriters[kind.rawValue] = writer }
-        return writer
+        let encoding = StatementEncoding(
+            binder: StatementBinder(statement: statement, mapping: .useDefaultKeys, strategies: strategies),
+            sql: statement.sql)
+        if prepared[kind.rawValue] === statement { generatedEncodings[kind.rawValue] = encoding }
+        return encoding
     }
 
     /// The encoding of the last pass over `statement`, when it is the cached statement of `kind`.
@@ -90,7 +93,7 @@ final class RecordStatements {
 
     /// Keeps `encoding` for the next pass when its statement is the cached statement of `kind`.
     func keep(_ encoding: StatementEncoding, for kind: Kind) {
-        if prepared[kind.rawValue] === encoding.writer.statement { encodings[kind.rawValue] = encoding }
+        if prepared[kind.rawValue] === encoding.binder.statement { encodings[kind.rawValue] = encoding }
     }
 }
 
@@ -208,13 +211,13 @@ extension Database {
                 reusing: record.lastEncoding(chosen, for: statement), bind: bind)
             record.keep(encoding, for: chosen)
             let leftOut = allKeys ? leftOutKeys(encoding, of: statement, record) : []
-            if !allKeys || (encoding.skippedKeys.isEmpty && leftOut.isEmpty) {
-                if !encoding.writer.preciseDecimalParameters.isEmpty {
-                    try checkDecimalColumns(encoding.writer.preciseDecimalParameters, of: statement, record, T.self)
+            if !allKeys || (encoding.pass.skippedKeys.isEmpty && leftOut.isEmpty) {
+                if !encoding.binder.preciseDecimalParameters.isEmpty {
+                    try checkDecimalColumns(encoding.binder.preciseDecimalParameters, of: statement, record, T.self)
                 }
                 return (statement, encoding, record)
             }
-            let keys = record.keys.filter { !leftOut.contains($0) } + encoding.skippedKeys
+            let keys = record.keys.filter { !leftOut.contains($0) } + encoding.pass.skippedKeys
             record = try recordSQL(for: T.self, keys: keys, from: recordSQLCache.value(for: T.self) ?? record)
         }
         throw DatabaseError(
@@ -227,10 +230,10 @@ extension Database {
     /// The keys whose parameters a record's pass left unbound (the value did not encode them), but the primary
     /// key's: a left-out key is a nil key, which the insert assigns.
     func leftOutKeys(_ encoding: StatementEncoding, of statement: Statement, _ record: RecordStatements) -> [String] {
-        let unbound = encoding.unboundParameters
+        let unbound = encoding.pass.unboundParameters
         guard !unbound.isEmpty else { return [] }
         return statement.parameterIndexes().compactMap { name, indexes in
-            name != record.primaryKeyKey && indexes.contains(where: unbound.contains) ? name : nil
+            name != record.primaryKeyKey && indexes.contains { unbound.contains(Int($0)) } ? name : nil
         }
     }
 

@@ -1,33 +1,108 @@
 import Foundation
 
-/// StrataCore's one parameter encoder over a backend's ``ParameterBinder``: the `Encoder` a value's `encode(to:)`
-/// sees, and the rules of which key binds which parameter (see ``ParameterBinder``).
+/// One statement's parameters as StrataCore's one parameter encoder binds them, over a backend's
+/// ``ParameterBinder``: which key binds which parameter, what is bound so far, and the errors (see
+/// ``ParameterBinder``). ``ParameterEncoding`` is the `Encoder` a value's `encode(to:)` sees over it.
 ///
-/// One is made per encoded value; `encode(_:)` binds every parameter of the binder's statement or throws.
-package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
+/// One is made per statement and encoded value. A backend that runs the same statement again may keep one, through
+/// its ``ParameterEncoding``, and run pass after pass over it (``begin(forRecord:)``, then
+/// ``ParameterEncoding/encodeTopLevel(_:shape:)``): a pass reuses the keyed container and the record of bound
+/// parameters of the one before.
+///
+/// A **record pass** (`forRecord`) writes a model whose SQL follows the keys it encodes: the keys the statement has
+/// no parameter for are noted in ``skippedKeys`` rather than skipped silently, and the parameters no key bound are
+/// bound to NULL and noted in ``unboundParameters`` rather than thrown, so that the caller can run the statement for
+/// exactly the model's keys.
+@usableFromInline
+package final class ParameterPass<Binder: ParameterBinder> {
     @usableFromInline package let binder: Binder
     package let userInfo: [CodingUserInfoKey: Any]
     /// The statement's SQL for errors, when the backend has it.
     @usableFromInline package let sql: String?
-    package var codingPath: [any CodingKey] { [] }
-    /// Per parameter index, whether this pass bound it.
-    @usableFromInline package var bound: [Bool]
+
+    // One encoding belongs to one statement, used by one task at a time, and none of these properties is reached
+    // re-entrantly: their dynamic exclusivity checks would cost a tenth of an insert, so they are turned off.
+
+    /// Per parameter index, the pass that last bound it: starting a pass clears the record in O(1).
+    @usableFromInline @exclusivity(unchecked) package var boundStamps: [UInt32]
+    @usableFromInline @exclusivity(unchecked) package var stamp: UInt32 = 1
+    /// Whether binds are recorded for the check that every parameter was bound: not when the caller knows the pass
+    /// binds them all (a generated record whose keys name every parameter).
+    @usableFromInline @exclusivity(unchecked) package var tracksBound = true
     /// The first failure inside a container method that cannot throw; reported when the pass ends.
-    @usableFromInline package var deferredError: (any Error)?
+    @usableFromInline @exclusivity(unchecked) package var deferredError: (any Error)?
+    /// Whether this pass is a record's (see the type's documentation).
+    @exclusivity(unchecked) private var recordPass = false
+    @exclusivity(unchecked) private var skipped: [String] = []
+    @exclusivity(unchecked) private var unbound: [Int] = []
+    @exclusivity(unchecked) private var encoding = false
+
+    // The four above are read through calls: another module that reads a stored property of this class checks its
+    // exclusivity itself, which costs more than the call (a record's insert reads three).
+
+    /// The keys a record's pass encoded that the statement has no parameter for, in order.
+    @inline(never)
+    package var skippedKeys: [String] { skipped }
+    /// The parameters a record's pass left unbound (bound to NULL), whose keys the value did not encode.
+    @inline(never)
+    package var unboundParameters: [Int] { unbound }
+    /// Whether a pass is running: a value that encodes another into the same statement from its `encode(to:)` needs
+    /// an encoding of its own.
+    @inline(never)
+    package var isEncoding: Bool { encoding }
+
+    /// Skips the check that every parameter was bound, for this pass: the caller binds them all (a generated record
+    /// whose keys name every parameter of the statement).
+    @inline(never)
+    package func skipBoundCheck() {
+        tracksBound = false
+    }
+
+    /// Notes `key`, which the statement has no parameter for, when this is a record's pass: the record then runs the
+    /// statement for exactly its keys. Nothing otherwise: the key is skipped.
+    @usableFromInline
+    package func skip(_ key: String) {
+        if recordPass { skipped.append(key) }
+    }
 
     package init(binder: Binder, sql: String? = nil, userInfo: [CodingUserInfoKey: Any] = [:]) {
         self.binder = binder
         self.sql = sql
         self.userInfo = userInfo
-        bound = Array(repeating: false, count: binder.parameterCount + 1)
+        boundStamps = Array(repeating: 0, count: binder.parameterCount + 1)
     }
 
-    /// Binds every parameter of the statement from `value`.
-    ///
-    /// - Throws: `EncodingError` when a parameter is left without a value, a value cannot be bound, or `value` has
-    ///   a shape that cannot bind the statement (a list of another length, a single value for several parameters).
-    package func encode<T: Encodable>(_ value: T) throws {
-        let shape = TopLevelParameters(T.self)
+    /// Starts a pass: nothing is bound yet.
+    package func begin(forRecord: Bool = false) {
+        stamp &+= 1
+        if stamp == 0 {
+            // After 4 billion passes the stamps wrap: start clean so that no old stamp matches.
+            for index in boundStamps.indices { boundStamps[index] = 0 }
+            stamp = 1
+        }
+        tracksBound = true
+        deferredError = nil
+        recordPass = forRecord
+        if !skipped.isEmpty { skipped.removeAll() }
+        if !unbound.isEmpty { unbound.removeAll() }
+    }
+
+    /// Binds keyed `value` through `body` in place of its `encode(to:)` (a generated record's writer), and ends the
+    /// pass begun by ``begin(forRecord:)``.
+    package func encodeKeyed<T>(_ value: T, _ body: (T) throws -> Void) throws {
+        encoding = true
+        defer { encoding = false }
+        try body(value)
+        try end(value)
+    }
+
+    /// Encodes `value`, of the given shape, into the statement through `encoder` (one whose containers bind through
+    /// this pass), and ends the pass.
+    package func encodeTopLevel<T: Encodable>(
+        _ value: T, shape: TopLevelParameters, through encoder: some Encoder
+    ) throws {
+        encoding = true
+        defer { encoding = false }
         if shape == .list, let list = value as? any PositionalParameters {
             try bindPositionally(list.positionalValues, of: value)
         } else if shape == .single {
@@ -36,13 +111,29 @@ package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
             }
             try bindOne(value, at: 1, key: nil)
         } else {
-            try value.encode(to: self)
+            try value.encode(to: encoder)
         }
+        try end(value)
+    }
+
+    /// Ends the pass of `value`: throws the first failure a container could not throw, then, for a record, binds
+    /// NULL to the parameters no key bound and notes them; otherwise throws when one is left unbound.
+    private func end<T>(_ value: T) throws {
         if let deferredError { throw deferredError }
-        let unbound = (1..<bound.count).filter { !bound[$0] }
-        guard unbound.isEmpty else {
+        guard tracksBound else { return }
+        var unbound: [Int] = []
+        for index in 1..<boundStamps.count where boundStamps[index] != stamp {
+            unbound.append(index)
+        }
+        guard !unbound.isEmpty else { return }
+        guard recordPass else {
             throw ParameterErrors.unbound(value, of: T.self, names: unbound.map(binder.parameterName(at:)), sql: sql)
         }
+        // NULL, so that no value of an earlier pass is left bound.
+        for index in unbound {
+            try binder.bindNull(at: index)
+        }
+        self.unbound = unbound
     }
 
     /// Binds `values` to the parameters in order.
@@ -70,40 +161,6 @@ package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
         if deferredError == nil { deferredError = error }
     }
 
-    // MARK: Binding
-
-    /// Binds the parameters `key` names through `bind`, each recorded as bound; nothing when the statement has none.
-    ///
-    /// `value` is only evaluated for an error.
-    @inlinable
-    package func bind(
-        key: some CodingKey, value: @autoclosure () -> Any, _ bind: (Int) throws -> Void
-    ) throws {
-        let name = key.stringValue
-        guard var index = binder.parameterIndex(forKey: name) else { return }
-        while true {
-            try self.bind(at: index, key: key, value: value(), bind)
-            guard let next = binder.nextParameterIndex(after: index, forKey: name) else { return }
-            index = next
-        }
-    }
-
-    /// Binds the parameter at `index` through `bind` and records it as bound; a ``DatabaseError`` of the bind becomes
-    /// an `EncodingError` naming the parameter.
-    @inlinable
-    package func bind(
-        at index: Int, key: (any CodingKey)?, value: @autoclosure () -> Any, _ bind: (Int) throws -> Void
-    ) throws {
-        do {
-            try bind(index)
-        } catch {
-            throw ParameterErrors.binding(
-                error, value: value(), parameter: binder.parameterName(at: index),
-                codingPath: key.map { [$0] } ?? [])
-        }
-        if index > 0 && index < bound.count { bound[index] = true }
-    }
-
     /// Binds `value` of a type the backend does not bind itself: as the single value it encodes (a raw-value enum, a
     /// wrapper), or nested when it asks for a container.
     @usableFromInline
@@ -111,134 +168,292 @@ package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
         try SingleParameterEncoder.bind(
             value, binder: binder, at: index, codingPath: key.map { [$0] } ?? [], userInfo: userInfo)
     }
+}
 
-    // MARK: Encoder
+extension ParameterPass {
+    // MARK: Binding
+
+    /// Binds the parameters the key `name` names through `bind`, each recorded as bound; nothing when the statement
+    /// has none (a record's pass notes the key).
+    ///
+    /// `key` (the coding key, for the coding path) and `value` are only evaluated for an error. Nothing here is
+    /// generic over the key's type, so that a backend's container runs it as code specialized for its binder.
+    @inlinable @inline(__always)
+    package func bind(
+        named name: String, key: @autoclosure () -> any CodingKey, value: @autoclosure () -> Any,
+        _ bind: (Int) throws -> Void
+    ) throws {
+        guard var index = binder.parameterIndex(forKey: name) else {
+            skip(name)
+            return
+        }
+        while true {
+            try self.bind(at: index, key: key(), value: value(), bind)
+            guard let next = binder.nextParameterIndex(after: index, forKey: name) else { return }
+            index = next
+        }
+    }
+
+    // MARK: A keyed container's calls, by key name
+
+    /// `encodeNil(forKey:)` of a keyed container: NULL.
+    @inlinable @inline(__always)
+    package func encodeNil(named name: String, key: @autoclosure () -> any CodingKey) throws {
+        let binder = self.binder
+        try bind(named: name, key: key(), value: DatabaseValue.null) { try binder.bindNull(at: $0) }
+    }
+
+    @inlinable @inline(__always)
+    package func encode(_ value: Bool, named name: String, key: @autoclosure () -> any CodingKey) throws {
+        let binder = self.binder
+        try bind(named: name, key: key(), value: value) { try binder.bindBool(value, at: $0) }
+    }
+
+    @inlinable @inline(__always)
+    package func encode(_ value: String, named name: String, key: @autoclosure () -> any CodingKey) throws {
+        let binder = self.binder
+        try bind(named: name, key: key(), value: value) { try binder.bindString(value, at: $0) }
+    }
+
+    @inlinable @inline(__always)
+    package func encode(_ value: Double, named name: String, key: @autoclosure () -> any CodingKey) throws {
+        let binder = self.binder
+        try bind(named: name, key: key(), value: value) { try binder.bindDouble(value, at: $0) }
+    }
+
+    @inlinable @inline(__always)
+    package func encode(_ value: Float, named name: String, key: @autoclosure () -> any CodingKey) throws {
+        let binder = self.binder
+        try bind(named: name, key: key(), value: value) { try binder.bindFloat(value, at: $0) }
+    }
+
+    /// Every signed width, and the unsigned ones up to `UInt32`.
+    @inlinable @inline(__always)
+    package func encodeInteger(_ value: Int64, named name: String, key: @autoclosure () -> any CodingKey) throws {
+        let binder = self.binder
+        try bind(named: name, key: key(), value: value) { try binder.bindInteger(value, at: $0) }
+    }
+
+    /// Any other value: the backend's own types, or the single value it encodes, or nested.
+    @inlinable @inline(__always)
+    package func encode<T: Encodable>(_ value: T, named name: String, key: @autoclosure () -> any CodingKey) throws {
+        try bind(named: name, key: key(), value: value) { index in
+            try binder.bindValue(value, at: index) { try bindSingleValue(value, at: $0, key: key()) }
+        }
+    }
+
+    /// `value`, or NULL for nil: the standard library's defaults skip a nil key, which would leave its parameter
+    /// unbound.
+    @inlinable @inline(__always)
+    package func encodeIfPresent<T: Encodable>(
+        _ value: T?, named name: String, key: @autoclosure () -> any CodingKey
+    ) throws {
+        if let value {
+            try encode(value, named: name, key: key())
+        } else {
+            try encodeNil(named: name, key: key())
+        }
+    }
+
+    /// Binds the parameter at `index` through `bind` and records it as bound; a ``DatabaseError`` of the bind becomes
+    /// an `EncodingError` naming the parameter.
+    @inlinable @inline(__always)
+    package func bind(
+        at index: Int, key: @autoclosure () -> (any CodingKey)?, value: @autoclosure () -> Any,
+        _ bind: (Int) throws -> Void
+    ) throws {
+        do {
+            try bind(index)
+        } catch {
+            throw ParameterErrors.binding(
+                error, value: value(), parameter: binder.parameterName(at: index),
+                codingPath: key().map { [$0] } ?? [])
+        }
+        if tracksBound && index > 0 && index < boundStamps.count { boundStamps[index] = stamp }
+    }
+
+}
+
+/// The `Encoder` a value's `encode(to:)` sees for one statement's parameters (its ``ParameterPass``): StrataCore's
+/// one parameter encoder, which every backend uses.
+package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
+    @usableFromInline package let pass: ParameterPass<Binder>
+    /// The keyed container of the last pass, reused by the next. It refers to the pass, not to this encoder, so
+    /// that keeping it makes no reference cycle.
+    @exclusivity(unchecked) private var containers = ContainerCache()
+
+    package init(binder: Binder, sql: String? = nil, userInfo: [CodingUserInfoKey: Any] = [:]) {
+        pass = ParameterPass(binder: binder, sql: sql, userInfo: userInfo)
+    }
+
+    package init(pass: ParameterPass<Binder>) {
+        self.pass = pass
+    }
+
+    package var binder: Binder { pass.binder }
+    package var codingPath: [any CodingKey] { [] }
+    package var userInfo: [CodingUserInfoKey: Any] { pass.userInfo }
+
+    /// Binds every parameter of the statement from `value`: one pass.
+    ///
+    /// - Throws: `EncodingError` when a parameter is left without a value, a value cannot be bound, or `value` has
+    ///   a shape that cannot bind the statement (a list of another length, a single value for several parameters).
+    package func encode<T: Encodable>(_ value: T) throws {
+        pass.begin()
+        try pass.encodeTopLevel(value, shape: TopLevelParameters(T.self), through: self)
+    }
+
+    /// Encodes `value`, of the given shape (``TopLevelParameters``, which a backend may cache per type), into the
+    /// statement, and ends the pass begun by ``ParameterPass/begin(forRecord:)``.
+    package func encodeTopLevel<T: Encodable>(_ value: T, shape: TopLevelParameters) throws {
+        try pass.encodeTopLevel(value, shape: shape, through: self)
+    }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(ParameterKeyedContainer<Key, Binder>(encoding: self))
+        containers.container { KeyedEncodingContainer(ParameterKeyedContainer<Key, Binder>(pass: pass)) }
     }
 
     package func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        fail(ParameterErrors.topLevelList(codingPath: codingPath))
+        pass.fail(ParameterErrors.topLevelList(codingPath: codingPath))
         return DiscardingUnkeyedContainer(codingPath: codingPath)
     }
 
     package func singleValueContainer() -> any SingleValueEncodingContainer {
-        fail(ParameterErrors.topLevelSingleValue(codingPath: codingPath))
+        pass.fail(ParameterErrors.topLevelSingleValue(codingPath: codingPath))
         return ColumnEncoder(strategies: ValueStrategies(), codingPath: codingPath, userInfo: userInfo)
     }
 }
 
 /// The keyed container of ``ParameterEncoding``: each key binds the parameters of its name, if any.
 package struct ParameterKeyedContainer<Key: CodingKey, Binder: ParameterBinder>: KeyedEncodingContainerProtocol {
-    @usableFromInline let encoding: ParameterEncoding<Binder>
+    @usableFromInline let pass: ParameterPass<Binder>
 
     @inlinable
-    init(encoding: ParameterEncoding<Binder>) {
-        self.encoding = encoding
+    package init(pass: ParameterPass<Binder>) {
+        self.pass = pass
     }
 
     package var codingPath: [any CodingKey] { [] }
 
     @inlinable
-    package mutating func encodeNil(forKey key: Key) throws {
-        let binder = encoding.binder
-        try encoding.bind(key: key, value: DatabaseValue.null) { try binder.bindNull(at: $0) }
-    }
+    package mutating func encodeNil(forKey key: Key) throws { try pass.encodeNil(named: key.stringValue, key: key) }
 
     // MARK: Scalars
 
     @inlinable
     package mutating func encode(_ value: Bool, forKey key: Key) throws {
-        let binder = encoding.binder
-        try encoding.bind(key: key, value: value) { try binder.bindBool(value, at: $0) }
+        try pass.encode(value, named: key.stringValue, key: key)
     }
     @inlinable
     package mutating func encode(_ value: String, forKey key: Key) throws {
-        let binder = encoding.binder
-        try encoding.bind(key: key, value: value) { try binder.bindString(value, at: $0) }
+        try pass.encode(value, named: key.stringValue, key: key)
     }
     @inlinable
     package mutating func encode(_ value: Double, forKey key: Key) throws {
-        let binder = encoding.binder
-        try encoding.bind(key: key, value: value) { try binder.bindDouble(value, at: $0) }
+        try pass.encode(value, named: key.stringValue, key: key)
     }
     @inlinable
     package mutating func encode(_ value: Float, forKey key: Key) throws {
-        let binder = encoding.binder
-        try encoding.bind(key: key, value: value) { try binder.bindFloat(value, at: $0) }
+        try pass.encode(value, named: key.stringValue, key: key)
     }
     @inlinable
-    package mutating func encode(_ value: Int, forKey key: Key) throws { try integer(Int64(value), key) }
+    package mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try pass.encodeInteger(value, named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(Int64(value), key) }
+    package mutating func encode(_ value: Int, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(Int64(value), key) }
+    package mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(Int64(value), key) }
+    package mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    package mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(Int64(value), key) }
+    package mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(Int64(value), key) }
+    package mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
-    package mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(Int64(value), key) }
-
+    package mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try pass.encodeInteger(Int64(value), named: key.stringValue, key: key)
+    }
     @inlinable
     package mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        let encoding = self.encoding
-        try encoding.bind(key: key, value: value) { index in
-            try encoding.binder.bindValue(value, at: index) {
-                try encoding.bindSingleValue(value, at: $0, key: key)
-            }
-        }
+        try pass.encode(value, named: key.stringValue, key: key)
     }
 
     // MARK: Optionals: nil binds NULL
 
     @inlinable
-    package mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try put(value, key) }
-    @inlinable
-    package mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try put(value, key) }
-
-    /// `value`, or NULL for nil: the standard library's defaults skip a nil key, which would leave its parameter
-    /// unbound.
-    @inlinable
-    mutating func put<T: Encodable>(_ value: T?, _ key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    package mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
     }
-
     @inlinable
-    func integer(_ value: Int64, _ key: Key) throws {
-        let binder = encoding.binder
-        try encoding.bind(key: key, value: value) { try binder.bindInteger(value, at: $0) }
+    package mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
+    }
+    @inlinable
+    package mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        try pass.encodeIfPresent(value, named: key.stringValue, key: key)
     }
 
     // MARK: Nesting
@@ -246,19 +461,19 @@ package struct ParameterKeyedContainer<Key: CodingKey, Binder: ParameterBinder>:
     package mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type, forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        encoding.fail(ParameterErrors.nestedContainer(forKey: key, codingPath: codingPath))
+        pass.fail(ParameterErrors.nestedContainer(forKey: key, codingPath: codingPath))
         return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>(codingPath: codingPath + [key]))
     }
 
     package mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoding.fail(ParameterErrors.nestedContainer(forKey: key, codingPath: codingPath))
+        pass.fail(ParameterErrors.nestedContainer(forKey: key, codingPath: codingPath))
         return DiscardingUnkeyedContainer(codingPath: codingPath + [key])
     }
 
     /// A superclass encodes into the same statement.
-    package mutating func superEncoder() -> any Encoder { encoding }
+    package mutating func superEncoder() -> any Encoder { ParameterEncoding(pass: pass) }
 
-    package mutating func superEncoder(forKey key: Key) -> any Encoder { encoding }
+    package mutating func superEncoder(forKey key: Key) -> any Encoder { ParameterEncoding(pass: pass) }
 }
 
 /// Encodes one value into one parameter through the binder: what a raw-value enum or a single-value wrapper encodes.
