@@ -72,7 +72,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// decoding errors of its `Codable` conformance.
     case generatedRecords
 
-    /// A statement that breaks a constraint throws the same ``DatabaseError/Code`` on every backend
+    /// A statement that breaks a constraint throws the same `DatabaseError.Code` on every backend
     /// (`.uniqueViolation`, `.foreignKeyViolation`, `.notNullViolation`, `.checkViolation`), writes nothing, and its
     /// error's description does not quote the bound values.
     case constraintErrors
