@@ -290,7 +290,6 @@ package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
         self.pass = pass
     }
 
-    package var binder: Binder { pass.binder }
     package var codingPath: [any CodingKey] { [] }
     package var userInfo: [CodingUserInfoKey: Any] { pass.userInfo }
 
