@@ -102,15 +102,13 @@ struct ContentionTests {
         try holder.execute(query: "INSERT INTO t VALUES (1)")
 
         // Block 2: the waiter's writes fail at once with SQLITE_BUSY; its reads still run (WAL).
-        let clock = ContinuousClock()
-        let elapsed = clock.measure {
-            let insert = #expect(throws: DatabaseError.self) { try waiter.execute(query: "INSERT INTO t VALUES (2)") }
-            #expect(insert?.resultCode?.primary == .busy, "\(String(describing: insert))")
-            #expect(insert?.code == .busy)
-            let begin = #expect(throws: DatabaseError.self) { try waiter.beginTransaction(.immediate) }
-            #expect(begin?.resultCode?.primary == .busy)
-        }
-        #expect(elapsed < .seconds(1), "busy error took \(elapsed)")
+        // The connection itself waits 0 ms (SQLite's own record of the handler), so the errors below come at once.
+        #expect(try waiter.fetchOne(Int.self, query: "PRAGMA busy_timeout") == 0)
+        let insert = #expect(throws: DatabaseError.self) { try waiter.execute(query: "INSERT INTO t VALUES (2)") }
+        #expect(insert?.resultCode?.primary == .busy, "\(String(describing: insert))")
+        #expect(insert?.code == .busy)
+        let begin = #expect(throws: DatabaseError.self) { try waiter.beginTransaction(.immediate) }
+        #expect(begin?.resultCode?.primary == .busy)
         #expect(!waiter.isInTransaction)
         #expect(try waiter.fetchOne(Int.self, query: "SELECT count(*) FROM t") == 0)
 
@@ -134,7 +132,8 @@ struct ContentionTests {
             let error = #expect(throws: DatabaseError.self) { try waiter.execute(query: "INSERT INTO t VALUES (1)") }
             #expect(error?.resultCode?.primary == .busy)
         }
-        #expect(elapsed >= .milliseconds(150) && elapsed < .seconds(3), "waited \(elapsed)")
+        // It waited: a lower bound, which a loaded machine cannot break (no upper one, which it could).
+        #expect(elapsed >= .milliseconds(150), "waited \(elapsed)")
         try holder.rollbackTransaction()
     }
 }
