@@ -19,9 +19,9 @@ enum QueryParameters {
             // No values: every parameter is NULL, never a value left from the statement's last use.
             statement.clearBindings()
         case .encodable(let value):
-            try StatementEncoder().encode(value, to: statement)
+            try StatementEncoder.standard.encode(value, to: statement)
         case .values(let values):
-            try StatementEncoder().encode(ValueDictionary(values: values), to: statement)
+            try StatementEncoder.standard.encode(ValueDictionary(values: values), to: statement)
         }
     }
 }

@@ -1,6 +1,10 @@
 import Foundation
 
 extension StatementEncoder {
+    /// An encoder with the default settings, made once: records and parameter sets encode through it, where making
+    /// one per write would build its empty `userInfo` each time.
+    static let standard = StatementEncoder()
+
     /// Binds the parameters of `statement` from `value`.
     ///
     /// The statement is reset first, so rows read from it before are stale.
@@ -27,24 +31,15 @@ extension StatementEncoder {
         let strategies = statement.strategies.overridden(by: storageOverrides)
         let mapping = keyEncodingStrategy.mapping
         let encoding: StatementEncoding
-        if let kept, userInfo.isEmpty, !kept.pass.isEncoding,
-            kept.binder.canEncode(for: statement, mapping: mapping, strategies: strategies)
-        {
+        if let kept, userInfo.isEmpty, kept.canEncode(for: statement, mapping: mapping, strategies: strategies) {
             encoding = kept
         } else {
             encoding = StatementEncoding(
                 binder: StatementBinder(statement: statement, mapping: mapping, strategies: strategies),
                 sql: statement.sql, userInfo: userInfo)
         }
-        let binder = encoding.binder
-        encoding.pass.begin(forRecord: forRecord)
-        binder.begin(watching: watchedParameter, forRecord: forRecord)
-        let kind = binder.cache.topLevelKind(T.self)
-        if kind == .generated, usesGeneratedCode, let record = binder.cache.lastTopLevelRecord {
-            try encoding.pass.encodeKeyed(value) { try encoding.pass.encodeGenerated(record, $0, bind: bind) }
-        } else {
-            try encoding.encodeTopLevel(value, shape: kind.shape)
-        }
+        try encoding.encodePass(
+            value, watching: watchedParameter, forRecord: forRecord, generated: usesGeneratedCode, bind: bind)
         return encoding
     }
 }
@@ -58,19 +53,40 @@ extension StatementEncoder {
 /// slower per insert.
 final class StatementEncoding: Encoder {
     let pass: ParameterPass<StatementBinder>
+    /// The pass's binder, held here too so that a pass reads it from this object's own storage.
+    let binder: StatementBinder
+    /// Whether it was made with `userInfo`, which a pass for an encoder with none must not see.
+    private let hasUserInfo: Bool
     @exclusivity(unchecked) private var containers = ContainerCache()
 
     init(binder: StatementBinder, sql: String?, userInfo: [CodingUserInfoKey: Any] = [:]) {
         pass = ParameterPass(binder: binder, sql: sql, userInfo: userInfo)
+        self.binder = binder
+        hasUserInfo = !userInfo.isEmpty
     }
 
-    var binder: StatementBinder { pass.binder }
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { pass.userInfo }
 
-    /// Encodes `value` into the statement and ends the pass begun by `pass.begin(forRecord:)`.
-    func encodeTopLevel<T: Encodable>(_ value: T, shape: TopLevelParameters) throws {
-        try pass.encodeTopLevel(value, shape: shape, through: self)
+    /// Whether this encoding can run the next pass over `statement` with these settings, and an encoder with no
+    /// `userInfo`: not while its own pass runs (a value that encodes another into the same statement).
+    func canEncode(for statement: Statement, mapping: KeyMapping, strategies: ValueStrategies) -> Bool {
+        !hasUserInfo && !pass.isEncoding
+            && binder.canEncode(for: statement, mapping: mapping, strategies: strategies)
+    }
+
+    /// One pass: binds `value`, through its generated writer when `generated` allows it and it has one.
+    func encodePass<T: Encodable>(
+        _ value: T, watching watchedParameter: Int32, forRecord: Bool, generated: Bool, bind: GeneratedBinding<T>?
+    ) throws {
+        pass.begin(forRecord: forRecord)
+        binder.begin(watching: watchedParameter, forRecord: forRecord)
+        let kind = binder.cache.topLevelKind(T.self)
+        if kind == .generated, generated, let record = binder.cache.lastTopLevelRecord {
+            try pass.encodeKeyed(value) { try pass.encodeGenerated(record, $0, bind: bind) }
+        } else {
+            try pass.encodeTopLevel(value, shape: kind.shape, through: self as any Encoder)
+        }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {

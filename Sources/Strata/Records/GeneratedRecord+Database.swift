@@ -161,7 +161,7 @@ extension Database {
         pass.begin(forRecord: true)
         binder.begin(watching: watched, forRecord: true)
         try pass.encodeKeyed(model) { try bind($0, pass.recordParameters(for: T.self)) }
-        guard pass.skippedKeys.isEmpty else { return nil }
+        guard pass.boundExactly else { return nil }
         if !binder.preciseDecimalParameters.isEmpty {
             try checkDecimalColumns(binder.preciseDecimalParameters, of: statement, record, T.self)
         }

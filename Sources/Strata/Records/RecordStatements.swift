@@ -206,19 +206,23 @@ extension Database {
             if let returning, record.lastKeyWasNil { chosen = returning }
             let statement = try record.statement(chosen, in: self)
             let watched = watchPrimaryKey ? record.insertPrimaryKeyParameter : 0
-            let encoding = try StatementEncoder().encodePass(
+            let encoding = try StatementEncoder.standard.encodePass(
                 model, to: statement, watching: watched, forRecord: true,
                 reusing: record.lastEncoding(chosen, for: statement), bind: bind)
             record.keep(encoding, for: chosen)
-            let leftOut = allKeys ? leftOutKeys(encoding, of: statement, record) : []
-            if !allKeys || (encoding.pass.skippedKeys.isEmpty && leftOut.isEmpty) {
-                if !encoding.binder.preciseDecimalParameters.isEmpty {
-                    try checkDecimalColumns(encoding.binder.preciseDecimalParameters, of: statement, record, T.self)
+            if allKeys, !encoding.pass.boundExactly {
+                let leftOut = leftOutKeys(encoding, of: statement, record)
+                let skipped = encoding.pass.skippedKeys
+                if !leftOut.isEmpty || !skipped.isEmpty {
+                    let keys = record.keys.filter { !leftOut.contains($0) } + skipped
+                    record = try recordSQL(for: T.self, keys: keys, from: recordSQLCache.value(for: T.self) ?? record)
+                    continue
                 }
-                return (statement, encoding, record)
             }
-            let keys = record.keys.filter { !leftOut.contains($0) } + encoding.pass.skippedKeys
-            record = try recordSQL(for: T.self, keys: keys, from: recordSQLCache.value(for: T.self) ?? record)
+            if !encoding.binder.preciseDecimalParameters.isEmpty {
+                try checkDecimalColumns(encoding.binder.preciseDecimalParameters, of: statement, record, T.self)
+            }
+            return (statement, encoding, record)
         }
         throw DatabaseError(
             code: .invalidArgument, message: "\(T.self) encodes keys that its table SQL cannot hold",

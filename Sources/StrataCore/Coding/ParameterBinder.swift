@@ -160,10 +160,10 @@ package enum ParameterErrors {
                     + "bind nested values through a struct or dictionary"))
     }
 
-    /// `type` left the parameters `names` unbound; `sql` when the backend has it.
-    package static func unbound(_ value: Any, of type: Any.Type, names: [String], sql: String?) -> EncodingError {
+    /// A value of `type` left the parameters `names` unbound; `sql` when the backend has it.
+    package static func unbound(_ type: Any.Type, names: [String], sql: String?) -> EncodingError {
         EncodingError.invalidValue(
-            UnprintedValue(value),
+            UnprintedValue(typeName: String(describing: type)),
             EncodingError.Context(
                 codingPath: [],
                 debugDescription:
@@ -234,6 +234,10 @@ package struct UnprintedValue: CustomStringConvertible, CustomDebugStringConvert
 
     package init(_ value: Any) {
         typeName = String(describing: type(of: value))
+    }
+
+    package init(typeName: String) {
+        self.typeName = typeName
     }
 
     package var description: String { "a value of type \(typeName), not shown" }

@@ -23,8 +23,9 @@ package final class ParameterPass<Binder: ParameterBinder> {
     // One encoding belongs to one statement, used by one task at a time, and none of these properties is reached
     // re-entrantly: their dynamic exclusivity checks would cost a tenth of an insert, so they are turned off.
 
-    /// Per parameter index, the pass that last bound it: starting a pass clears the record in O(1).
-    @usableFromInline @exclusivity(unchecked) package var boundStamps: [UInt32]
+    /// Per parameter index (1 through the parameter count), the pass that last bound it: starting a pass clears the
+    /// record in O(1). A buffer this object owns, not an array, so that a bind does not check that it is unique.
+    @usableFromInline package let boundStamps: UnsafeMutableBufferPointer<UInt32>
     @usableFromInline @exclusivity(unchecked) package var stamp: UInt32 = 1
     /// Whether binds are recorded for the check that every parameter was bound: not when the caller knows the pass
     /// binds them all (a generated record whose keys name every parameter).
@@ -46,6 +47,10 @@ package final class ParameterPass<Binder: ParameterBinder> {
     /// The parameters a record's pass left unbound (bound to NULL), whose keys the value did not encode.
     @inline(never)
     package var unboundParameters: [Int] { unbound }
+    /// Whether the last pass bound exactly the statement's parameters: no key skipped, none left unbound (one call
+    /// for the common case, where reading both lists costs two).
+    @inline(never)
+    package var boundExactly: Bool { skipped.isEmpty && unbound.isEmpty }
     /// Whether a pass is running: a value that encodes another into the same statement from its `encode(to:)` needs
     /// an encoding of its own.
     @inline(never)
@@ -69,7 +74,12 @@ package final class ParameterPass<Binder: ParameterBinder> {
         self.binder = binder
         self.sql = sql
         self.userInfo = userInfo
-        boundStamps = Array(repeating: 0, count: binder.parameterCount + 1)
+        boundStamps = .allocate(capacity: max(binder.parameterCount, 0) + 1)
+        boundStamps.initialize(repeating: 0)
+    }
+
+    deinit {
+        boundStamps.deallocate()
     }
 
     /// Starts a pass: nothing is bound yet.
@@ -77,7 +87,7 @@ package final class ParameterPass<Binder: ParameterBinder> {
         stamp &+= 1
         if stamp == 0 {
             // After 4 billion passes the stamps wrap: start clean so that no old stamp matches.
-            for index in boundStamps.indices { boundStamps[index] = 0 }
+            boundStamps.update(repeating: 0)
             stamp = 1
         }
         tracksBound = true
@@ -89,17 +99,28 @@ package final class ParameterPass<Binder: ParameterBinder> {
 
     /// Binds keyed `value` through `body` in place of its `encode(to:)` (a generated record's writer), and ends the
     /// pass begun by ``begin(forRecord:)``.
+    ///
+    /// Inlined, so that `body` runs as code specialized for its record where the backend calls this.
+    @inlinable @inline(__always)
     package func encodeKeyed<T>(_ value: T, _ body: (T) throws -> Void) throws {
-        encoding = true
-        defer { encoding = false }
+        setEncoding(true)
+        defer { setEncoding(false) }
         try body(value)
-        try end(value)
+        try end(T.self)
+    }
+
+    @usableFromInline
+    func setEncoding(_ encoding: Bool) {
+        self.encoding = encoding
     }
 
     /// Encodes `value`, of the given shape, into the statement through `encoder` (one whose containers bind through
     /// this pass), and ends the pass.
+    ///
+    /// `encoder` is an existential made by the caller, which knows its type: made here, generic, it would take a call
+    /// through the type's value witnesses.
     package func encodeTopLevel<T: Encodable>(
-        _ value: T, shape: TopLevelParameters, through encoder: some Encoder
+        _ value: T, shape: TopLevelParameters, through encoder: any Encoder
     ) throws {
         encoding = true
         defer { encoding = false }
@@ -113,12 +134,13 @@ package final class ParameterPass<Binder: ParameterBinder> {
         } else {
             try value.encode(to: encoder)
         }
-        try end(value)
+        try end(T.self)
     }
 
-    /// Ends the pass of `value`: throws the first failure a container could not throw, then, for a record, binds
-    /// NULL to the parameters no key bound and notes them; otherwise throws when one is left unbound.
-    private func end<T>(_ value: T) throws {
+    /// Ends the pass of a value of `type`: throws the first failure a container could not throw, then, for a
+    /// record, binds NULL to the parameters no key bound and notes them; otherwise throws when one is left unbound.
+    @usableFromInline
+    func end(_ type: Any.Type) throws {
         if let deferredError { throw deferredError }
         guard tracksBound else { return }
         var unbound: [Int] = []
@@ -127,7 +149,7 @@ package final class ParameterPass<Binder: ParameterBinder> {
         }
         guard !unbound.isEmpty else { return }
         guard recordPass else {
-            throw ParameterErrors.unbound(value, of: T.self, names: unbound.map(binder.parameterName(at:)), sql: sql)
+            throw ParameterErrors.unbound(type, names: unbound.map(binder.parameterName(at:)), sql: sql)
         }
         // NULL, so that no value of an earlier pass is left bound.
         for index in unbound {
