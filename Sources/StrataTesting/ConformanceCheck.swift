@@ -462,6 +462,35 @@ private enum Checks {
         #expect(plainFirst == 1)
         #expect(total == 4)
         #expect(big == 3)
+
+        // A request's raw condition written with interpolation binds its values: a hostile one matches nothing.
+        let mood = "happy"
+        let hostile = "happy' OR '1' = '1"
+        let minimum: Int64 = 2
+        let (interpolated, none, joined, expression) = try await pool.read { session in
+            (
+                try await session.fetchAll(
+                    ConformanceNote.filter("mood = \(mood) AND score > \(minimum)").order(Column("score"))
+                ).map(\.score),
+                try await session.fetchCount(ConformanceNote.filter("mood = \(hostile)")),
+                try await session.fetchCount(
+                    ConformanceNote.all().filter("score < \(minimum + 1)").filter("mood = 'sad'")),
+                try await session.fetchCount(
+                    ConformanceNote.filter(SQLExpression("score >= \(minimum)") && Column("mood") == mood))
+            )
+        }
+        // A value interpolated inside quotes would be read as text there, never compared: refused, not run.
+        let quoted = await #expect(throws: DatabaseError.self) {
+            try await pool.read { session in try await session.fetchCount(ConformanceNote.filter("mood = '\(hostile)'"))
+            }
+        }
+        #expect(quoted?.code == .invalidArgument)
+        #expect(quoted?.description.contains("quoted string") == true)
+        #expect(quoted?.description.contains(hostile) == false)
+        #expect(interpolated == [3, 4])
+        #expect(none == 0)
+        #expect(joined == 2)
+        #expect(expression == 2)
     }
 
     static func constraintErrors(_ pool: some DatabaseWriter) async throws {

@@ -74,7 +74,7 @@ extension Database {
     public func fetchCursor<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder()) throws
         -> FetchCursor<T>
     {
-        let statement = try cursorStatement(sql)
+        let statement = try prepare(sql)
         let decoding = decoder.forRows(of: T.self).makeDecoding(for: statement)
         return try cursor(over: statement) { _ in try decoding.decodeRow(T.self) }
     }
@@ -83,18 +83,45 @@ extension Database {
     ///
     /// A type that is also `Decodable` (`Int`, `String`, `Date`...) reads here, through its conversion.
     public func fetchCursor<T: DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) throws -> FetchCursor<T> {
-        try cursor(over: try cursorStatement(sql)) { try $0.scalar(T.self) }
+        try cursor(over: try prepare(sql)) { try $0.scalar(T.self) }
+    }
+
+    // MARK: Statements
+
+    /// A prepared statement of its own for `sql`, with its interpolated values bound: step it, read its rows, or
+    /// bind other values and run it again.
+    ///
+    /// ```swift
+    /// let statement = try db.prepare("SELECT content FROM note WHERE mood = \(mood) ORDER BY id")
+    /// while let row = try statement.next() { print(row["content"] as String) }
+    /// ```
+    ///
+    /// - Throws: `DatabaseError` when the SQL does not compile or a value cannot be bound.
+    public func prepare(_ sql: SQL) throws -> Statement {
+        let rendered = try rendered(sql)
+        let statement = try prepare(query: rendered.sql)
+        try statement.bind(rendered)
+        return statement
+    }
+
+    /// The connection's cached statement for `sql` (see ``cachedStatement(query:)``), with its interpolated values
+    /// bound.
+    ///
+    /// - Throws: `DatabaseError` when the SQL does not compile or a value cannot be bound.
+    public func cachedStatement(_ sql: SQL) throws -> Statement {
+        let rendered = try rendered(sql)
+        let statement = try cachedStatement(query: rendered.sql)
+        try statement.bind(rendered)
+        return statement
     }
 
     // MARK: Internal
 
-    /// A statement of its own for `sql`, bound, for a cursor that keeps it across calls.
-    func cursorStatement(_ sql: SQL) throws -> Statement {
+    /// `sql` in SQLite's dialect; a failure of its rendering is thrown, naming the SQL.
+    private func rendered(_ sql: SQL) throws -> RenderedSQL {
         let rendered = sql.render(dialect: SQLiteDialect())
         if let failure = rendered.failure { throw failure.withSQL(rendered.sql) }
-        let statement = try prepare(query: rendered.sql)
-        try statement.bind(rendered.rendered)
-        return statement
+        return rendered.rendered
     }
 
     /// The cached statement of `sql`, bound; a failure of its rendering is thrown first, naming the SQL.

@@ -16,6 +16,8 @@ public struct JoinRequest<First: Model, Second: Model>: Sendable {
     public func filter(sql: String, parameters: SQLArguments = [:]) -> Self {
         Self(base: base.filter(sql: sql, parameters: parameters))
     }
+    /// The request with a raw SQL condition added, written with interpolation, its values bound.
+    public func filter(_ sql: SQL) -> Self { Self(base: base.filter(sql)) }
     /// The request sorted by `orderings`.
     public func order(_ orderings: any SQLOrderingTerm...) -> Self {
         var copy = self
@@ -55,6 +57,8 @@ public struct LeftJoinRequest<First: Model, Second: Model>: Sendable {
     public func filter(sql: String, parameters: SQLArguments = [:]) -> Self {
         Self(base: base.filter(sql: sql, parameters: parameters))
     }
+    /// The request with a raw SQL condition added, written with interpolation, its values bound.
+    public func filter(_ sql: SQL) -> Self { Self(base: base.filter(sql)) }
     /// The request sorted by `orderings`.
     public func order(_ orderings: any SQLOrderingTerm...) -> Self {
         var copy = self

@@ -41,6 +41,17 @@ public struct QueryRequest<Record: Model>: Sendable {
         filter(SQLExpression(sql: sql, parameters: parameters))
     }
 
+    /// The request with a raw SQL condition added, written with interpolation: each interpolated value is bound,
+    /// never spliced (see ``SQL``).
+    ///
+    /// ```swift
+    /// let minimum = 3
+    /// Note.all().filter("length(content) > \(minimum)")
+    /// ```
+    public func filter(_ sql: SQL) -> Self {
+        filter(SQLExpression(sql))
+    }
+
     /// The request sorted by `orderings`, replacing any earlier order.
     public func order(_ orderings: any SQLOrderingTerm...) -> Self {
         var copy = self
@@ -190,7 +201,7 @@ public struct QueryRequest<Record: Model>: Sendable {
     ) {
         var selection = [SQLSelection(.allColumns(nil))]
         for join in joins {
-            selection.append(SQLSelection(.aliased(.raw("NULL", [:]), separator)))
+            selection.append(SQLSelection(.aliased(.raw("NULL"), separator)))
             selection.append(SQLSelection(.allColumns(join.table)))
         }
         return renderSelect(selectionOverride: selection, dialect: dialect)
@@ -281,6 +292,11 @@ extension Model {
     /// The rows matching a raw SQL condition, its values bound.
     public static func filter(sql: String, parameters: SQLArguments = [:]) -> QueryRequest<Self> {
         all().filter(sql: sql, parameters: parameters)
+    }
+
+    /// The rows matching a raw SQL condition written with interpolation, its values bound (see ``SQL``).
+    public static func filter(_ sql: SQL) -> QueryRequest<Self> {
+        all().filter(sql)
     }
 
     /// Every row, sorted by `orderings`.

@@ -90,16 +90,37 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// instead of running it (a `?` without a value, an identifier with a NUL character).
     package func render(dialect: any SQLDialect) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {
         var renderer = SQLRenderer(dialect: dialect, ownTable: nil)
-        for piece in pieces {
+        renderer.append(self)
+        return (renderer.sql, renderer.rendered, renderer.failure)
+    }
+}
+
+extension SQLRenderer {
+    /// `sql`'s pieces: its text as written, its values bound, its identifiers quoted.
+    ///
+    /// A value or name interpolated inside a string, a quoted name or a comment of the text (`'\(mood)'`) fails
+    /// the SQL: the database would read the placeholder there as text, and the value would never be compared.
+    package mutating func append(_ sql: SQL) {
+        var quoted = false
+        for piece in sql.pieces {
             switch piece {
             case .text(let text, let arguments):
-                renderer.appendText(text, arguments)
+                quoted = appendText(text, arguments)
             case .value(let value):
-                renderer.appendValue(value)
+                if quoted { failInterpolationInsideQuotes() }
+                appendValue(value)
+                quoted = false
             case .identifier(let name):
-                renderer.appendIdentifier(name)
+                if quoted { failInterpolationInsideQuotes() }
+                appendIdentifier(name)
+                quoted = false
             }
         }
-        return (renderer.sql, renderer.rendered, renderer.failure)
+    }
+
+    private mutating func failInterpolationInsideQuotes() {
+        fail(
+            "a value is interpolated inside a quoted string, a quoted name or a comment of the SQL, where it "
+                + "would be read as text: write it outside the quotes (`mood = \\(mood)`, not `mood = '\\(mood)'`)")
     }
 }

@@ -30,8 +30,8 @@ public struct SQLExpression: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectab
         case column(name: String, table: TableReference?)
         /// A Swift value, bound as a parameter.
         case value(SQLValue)
-        /// Raw SQL with its own named or positional parameters.
-        case raw(String, SQLArguments)
+        /// Raw SQL with its own values: interpolated, or by `:name` or positional `?`.
+        case raw(SQL)
         /// `left op right`.
         case infix(String, Node, Node)
         /// `op operand`, such as `NOT x`.
@@ -73,7 +73,17 @@ public struct SQLExpression: SQLUntypedExpressible, SQLOrderingTerm, SQLSelectab
     /// Note.filter(SQLExpression(sql: "instr(content, ?) > 0", parameters: ["swift"]))
     /// ```
     public init(sql: String, parameters: SQLArguments = [:]) {
-        node = .raw(sql, parameters)
+        node = .raw(SQL(sql: sql, parameters: parameters))
+    }
+
+    /// Raw SQL written with interpolation: each interpolated value is bound, never spliced (see ``SQL``).
+    ///
+    /// ```swift
+    /// let minimum = 3
+    /// Note.filter(SQLExpression("length(content) > \(minimum)"))
+    /// ```
+    public init(_ sql: SQL) {
+        node = .raw(sql)
     }
 
     public var sqlExpression: SQLExpression { self }

@@ -33,14 +33,16 @@ package struct SQLFragmentScanner {
         self.syntax = syntax
     }
 
-    /// The pieces of the fragment, in order, and whether it ends inside a `--` comment (which would swallow SQL
-    /// appended after it on the same line).
-    package func pieces() -> (pieces: [SQLFragmentPiece], endsInLineComment: Bool) {
+    /// The pieces of the fragment, in order, whether it ends inside a `--` comment (which would swallow SQL
+    /// appended after it on the same line), and whether it ends inside a string, a quoted name or a `/* */` comment
+    /// that it does not close (where a value appended after it would be part of that text, not a parameter).
+    package func pieces() -> (pieces: [SQLFragmentPiece], endsInLineComment: Bool, endsQuoted: Bool) {
         var pieces: [SQLFragmentPiece] = []
         let scalars = text.unicodeScalars
         var index = scalars.startIndex
         var textStart = index
         var endsInLineComment = false
+        var endsQuoted = false
 
         func peek(_ offset: Int = 0) -> Unicode.Scalar? {
             var position = index
@@ -63,6 +65,7 @@ package struct SQLFragmentScanner {
                     if peek() == close { advance() } else { return }
                 }
             }
+            endsQuoted = true
         }
         func isDigit(_ scalar: Unicode.Scalar?) -> Bool { scalar.map { ("0"..."9").contains($0) } ?? false }
         func isWordPart(_ scalar: Unicode.Scalar?) -> Bool {
@@ -111,6 +114,7 @@ package struct SQLFragmentScanner {
                         advance()
                     }
                 } while depth > 0 && index < scalars.endIndex
+                if depth > 0 { endsQuoted = true }
             case "E" where syntax == .postgres && peek(1) == "'", "e" where syntax == .postgres && peek(1) == "'":
                 // Reached only at the start of a word (words are read whole below): an escape string.
                 advance()
@@ -146,6 +150,7 @@ package struct SQLFragmentScanner {
                     index = close.upperBound
                 } else {
                     index = scalars.endIndex
+                    endsQuoted = true
                 }
             case "?":
                 let start = index
@@ -170,6 +175,6 @@ package struct SQLFragmentScanner {
             }
         }
         flushText(upTo: scalars.endIndex)
-        return (pieces, endsInLineComment)
+        return (pieces, endsInLineComment, endsQuoted)
     }
 }

@@ -161,8 +161,8 @@ package struct SQLRenderer {
             appendIdentifier(name)
         case .value(let value):
             appendValue(value)
-        case .raw(let text, let arguments):
-            appendText(text, arguments)
+        case .raw(let sql):
+            append(sql)
         case .infix(let sqlOperator, let lhs, let rhs):
             // A Decimal value meeting a column compares by value, not as text (see `SQLCollation.decimal`).
             let byValue = (lhs.isDecimalValue || rhs.isDecimalValue) && Self.comparisons.contains(sqlOperator)
@@ -248,7 +248,10 @@ package struct SQLRenderer {
     ///
     /// PostgreSQL has no `?` placeholder of its own: there, a `?` in a fragment without positional values is
     /// jsonb's operator and stays as written.
-    package mutating func appendText(_ text: String, _ arguments: SQLArguments) {
+    ///
+    /// - Returns: Whether the fragment ends inside a string, a quoted name or a comment that it leaves open.
+    @discardableResult
+    package mutating func appendText(_ text: String, _ arguments: SQLArguments) -> Bool {
         if text.unicodeScalars.contains("\u{0}") {
             fail("the SQL fragment contains a NUL character, where SQLite would stop reading it")
         }
@@ -290,6 +293,7 @@ package struct SQLRenderer {
             }
             named[name] = value
         }
+        return scanned.endsQuoted
     }
 
     // MARK: Clauses

@@ -42,17 +42,19 @@ private func queriesDatabase() throws -> Database {
     // end snippet
     do {
         // snippet: docs/Queries.md 2
+        let minimum = 5
         let request = Note
             .filter(Column("mood") == "happy" && Column("archivedAt") == nil)
             .filter(Column("content").like("%swift%"))
             .filter([1, 2, 3].contains(Column("id")))                            // IN (?, ?, ?)
             .filter(sql: "length(content) > :n", parameters: ["n": 3])          // a raw fragment, values bound
+            .filter("score >= \(minimum)")                                      // raw SQL, interpolated values bound
             .order(Column("score").desc, Column("id"))
             .limit(10, offset: 0)
         print(request.sql)
         // SELECT "note".* FROM "note" WHERE (("note"."mood" = ?) AND ("note"."archivedAt" IS NULL))
         // AND ("note"."content" LIKE ?) AND ("note"."id" IN (?, ?, ?)) AND (length(content) > :n)
-        // ORDER BY "note"."score" DESC, "note"."id" LIMIT ? OFFSET ?
+        // AND (score >= ?) ORDER BY "note"."score" DESC, "note"."id" LIMIT ? OFFSET ?
         // end snippet
         #expect(try db.fetchAll(request).map(\.id) == [1])
         #expect(request.sql.hasSuffix(#"ORDER BY "note"."score" DESC, "note"."id" LIMIT ? OFFSET ?"#))

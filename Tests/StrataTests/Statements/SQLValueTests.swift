@@ -50,6 +50,80 @@ struct SQLValueTests {
         #expect(try cursor.next() == nil)
     }
 
+    @Test func aPreparedStatementHasItsValuesBound() throws {
+        let db = try database()
+        let hostile = "happy' OR '1' = '1"
+        #expect(try db.prepare("SELECT content FROM note WHERE mood = \(hostile)").next() == nil)
+        let statement = try db.prepare("SELECT content, mood FROM note WHERE mood = \("sad") OR id = \(1) ORDER BY id")
+        var contents: [String] = []
+        while let row = try statement.next() { contents.append(try row["content"]) }
+        #expect(contents == ["one", "two"])
+        // A statement of its own: preparing the same SQL again gives another one.
+        #expect(try db.prepare("SELECT \(1)") !== db.prepare("SELECT \(1)"))
+        expectError(.unknownParameter) { _ = try db.prepare("SELECT content FROM note WHERE id = ?") }
+        expectError(.sqlite) { _ = try db.prepare("SELEC \(1)") }
+    }
+
+    @Test func aCachedStatementIsReusedWithEachCallsValues() throws {
+        let db = try database()
+        let first = try db.cachedStatement("SELECT content FROM note WHERE id = \(1)")
+        #expect(try first.next()?["content"] as String? == "one")
+        first.reset()
+        // The same text: the same statement, bound to this call's value.
+        let second = try db.cachedStatement("SELECT content FROM note WHERE id = \(2)")
+        #expect(second === first)
+        #expect(try second.next()?["content"] as String? == "two")
+        #expect(try second.next() == nil)
+        // One still stepping is never handed out again: the next call gets a statement of its own.
+        let third = try db.cachedStatement("SELECT content FROM note WHERE id > \(0) ORDER BY id")
+        #expect(try third.next()?["content"] as String? == "one")
+        let fourth = try db.cachedStatement("SELECT content FROM note WHERE id > \(1) ORDER BY id")
+        #expect(fourth !== third)
+        #expect(try fourth.next()?["content"] as String? == "two")
+        #expect(try third.next()?["content"] as String? == "two")
+    }
+
+    @Test func aRequestsRawConditionBindsItsValues() throws {
+        let db = try database()
+        struct Note: Model, Equatable {
+            static let tableName = "note"
+            var id: Int64?
+            var content: String
+            var mood: String?
+        }
+        let hostile = "happy' OR '1' = '1"
+        #expect(try db.fetchAll(Note.filter("mood = \(hostile)")).isEmpty)
+        #expect(try db.fetchAll(Note.filter("mood = \("sad")")).map(\.content) == ["two"])
+        let request = Note.all().filter("id > \(1)").order(Column("id"))
+        #expect(request.sql(for: SQLiteDialect()).contains("?"))
+        #expect(try db.fetchAll(request).map(\.content) == ["two", "three"])
+    }
+
+    @Test(
+        "a value or name interpolated inside quotes or a comment is refused, where it would be read as text",
+        arguments: [
+            SQL("SELECT content FROM note WHERE mood = '\("happy")'"),
+            SQL("SELECT content FROM note WHERE mood = 'it''s \("happy")'"),
+            SQL("SELECT content FROM note WHERE mood = \"\("happy")\""),
+            SQL("SELECT content FROM note WHERE mood = [\("happy")]"),
+            SQL("SELECT content FROM note WHERE mood = `\("happy")`"),
+            SQL("SELECT content FROM note /* \("happy") */ WHERE 1"),
+            SQL("SELECT content FROM note WHERE mood = '\(identifier: "happy")'"),
+        ])
+    func valuesInsideQuotesAreRefused(sql: SQL) throws {
+        let db = try database()
+        let error = expectError(.invalidArgument) { _ = try db.fetchAll(String.self, sql) }
+        #expect(error?.message.contains("inside a quoted string") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("happy") == false)
+    }
+
+    @Test func quotesClosedBeforeAValueLeaveItBound() throws {
+        let db = try database()
+        #expect(try db.fetchOne(String.self, "SELECT 'it''s ' || \("bound")") == "it's bound")
+        #expect(try db.fetchAll(String.self, "SELECT \"content\" FROM note /* c */ WHERE mood = \("sad")") == ["two"])
+        #expect(try db.fetchOne(String.self, "SELECT content FROM note WHERE mood = 'happy' AND id = \(1)") == "one")
+    }
+
     @Test func aQuestionMarkWithoutAValueThrows() throws {
         let db = try database()
         let error = expectError(.unknownParameter) {
