@@ -33,4 +33,26 @@ struct PostgresSQLValueTests {
             #expect(result.3 == 1)
         }
     }
+
+    @Test(
+        "a value interpolated inside PostgreSQL's quotes is refused, where it would be read as text",
+        arguments: [
+            SQL("SELECT \'x\' = E'a\\'\("x")'"),
+            SQL("SELECT $$ \("x") $$"),
+            SQL("SELECT $body$ \("x") $body$"),
+            SQL("SELECT 1 /* outer /* inner */ \("x") */"),
+            SQL("SELECT '\("x")'"),
+        ])
+    func valuesInsideQuotesAreRefused(sql: SQL) async throws {
+        try await PostgresTestServer.withPool { pool in
+            let error = await #expect(throws: DatabaseError.self) {
+                try await pool.read { db in _ = try await db.fetchAll(String.self, sql) }
+            }
+            #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+            #expect(error?.description.contains("inside a quoted string") == true)
+            // Closed before the value: bound.
+            let bound = try await pool.read { db in try await db.fetchOne(String.self, "SELECT E'it\\'s ' || \("x")") }
+            #expect(bound == "it's x")
+        }
+    }
 }
