@@ -21,8 +21,16 @@ public struct PostgresResultRow: Sendable {
     /// The names of the row's columns, in order.
     public var columnNames: [String] { columns.names }
 
-    /// The number of columns.
-    public var count: Int { columns.names.count }
+    /// The number of columns, as a SQLite `Row` names it.
+    public var columnCount: Int { columns.names.count }
+
+    /// The number of columns (``columnCount``).
+    public var count: Int { columnCount }
+
+    /// Whether the row has a column named `name`.
+    public func hasColumn(_ name: String) -> Bool {
+        columns.index(of: name) != nil
+    }
 
     /// The value of the column named `column`.
     ///
@@ -44,7 +52,7 @@ public struct PostgresResultRow: Sendable {
         get throws {
             guard columns.names.indices.contains(index) else {
                 throw DatabaseError(
-                    code: .unknownColumn, message: "no column at index \(index); the row has \(count) columns")
+                    code: .unknownColumn, message: "no column at index \(index); the row has \(columnCount) columns")
             }
             return try PostgresRowDecoder.value(T.self, at: index, of: Array(row), columns: columns)
         }
@@ -58,5 +66,13 @@ public struct PostgresResultRow: Sendable {
     /// The row decoded as `T`, as `fetchAll(T.self, query:)` decodes it.
     public func decode<T: Decodable>(_ type: T.Type, decoder: RowDecoder = RowDecoder()) throws -> T {
         try PostgresRowDecoder(decoder, for: T.self).decode(T.self, from: row, columns: columns)
+    }
+}
+
+extension RowDecoder {
+    /// Decodes a `T` from `row` (the same call as `row.decode(T.self, decoder: self)`, and as SQLite's
+    /// `decode(_:from:)` of a `Row`).
+    public func decode<T: Decodable>(_ type: T.Type, from row: PostgresResultRow) throws -> T {
+        try row.decode(T.self, decoder: self)
     }
 }

@@ -130,6 +130,18 @@ struct PostgresValueTests {
             }
             #expect(try one?["total"] as Int? == 1)
             #expect(try one?.newest as Int64? == 1)
+            // The shape of a SQLite row: columnCount, hasColumn, and decoding from either side.
+            #expect(one?.columnCount == 2)
+            #expect(one?.count == 2)
+            #expect(one?.hasColumn("newest") == true)
+            #expect(one?.hasColumn("oldest") == false)
+            struct Totals: Decodable, Equatable {
+                var total: Int
+                var newest: Int64
+            }
+            let totals = try #require(one)
+            #expect(try RowDecoder().decode(Totals.self, from: totals) == Totals(total: 1, newest: 1))
+            #expect(try totals.decode(Totals.self) == Totals(total: 1, newest: 1))
         }
     }
 

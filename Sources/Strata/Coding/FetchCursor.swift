@@ -40,3 +40,27 @@ public final class FetchCursor<Element> {
         }
     }
 }
+
+/// A cursor is also read with `for try await`, as a PostgreSQL cursor is, so that code reading one reads both:
+///
+/// ```swift
+/// for try await note in try db.fetchCursor(Note.self, query: "SELECT * FROM note ORDER BY id") {
+///     print(note.content)
+/// }
+/// ```
+///
+/// Each element is read as ``FetchCursor/next()`` reads it, on the calling task.
+extension FetchCursor: AsyncSequence {
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(cursor: self)
+    }
+
+    /// Reads the cursor's elements in turn.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let cursor: FetchCursor
+
+        public mutating func next() async throws -> Element? {
+            try cursor.next()
+        }
+    }
+}

@@ -54,6 +54,14 @@ public struct Row {
         statement.columnIndex(named: name) != nil
     }
 
+    /// The row decoded as `T`, as `fetchAll(T.self, ...)` decodes it (the same call as
+    /// `decoder.decode(T.self, from: row)`, and as a PostgreSQL row's `decode(_:decoder:)`).
+    ///
+    /// - Throws: `DecodingError` naming the column; `DatabaseError` when the row is stale or its database closed.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: RowDecoder = RowDecoder()) throws -> T {
+        try decoder.decode(T.self, from: self)
+    }
+
     // MARK: Internal
 
     /// Checks that the row is still the statement's current row on an open connection.

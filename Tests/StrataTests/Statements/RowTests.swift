@@ -30,6 +30,35 @@ import Testing
         #expect(!row.hasColumn("c"))
     }
 
+    @Test func aRowDecodesAsItsDecoderDecodesIt() throws {
+        let db = try makeDatabase()
+        struct Pair: Decodable, Equatable {
+            var a: Int
+            var bValue: String
+        }
+        let statement = try db.prepare(query: "SELECT 1 AS a, 'x' AS b_value")
+        let row = try #require(try statement.next())
+        var decoder = RowDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try row.decode(Pair.self, decoder: decoder) == Pair(a: 1, bValue: "x"))
+        #expect(try decoder.decode(Pair.self, from: row) == Pair(a: 1, bValue: "x"))
+        #expect(throws: DecodingError.self) { try row.decode(Pair.self) }
+    }
+
+    @Test func aCursorIsReadWithForTryAwaitToo() async throws {
+        let db = try makeDatabase()
+        try db.execute(query: "CREATE TABLE n (v INTEGER); INSERT INTO n VALUES (1), (2), (3)")
+        var values: [Int] = []
+        for try await value in try db.fetchCursor(Int.self, query: "SELECT v FROM n ORDER BY v") {
+            values.append(value)
+        }
+        #expect(values == [1, 2, 3])
+        let failing = try db.fetchCursor(Int.self, query: "SELECT 'x' UNION ALL SELECT 'not a number'")
+        await #expect(throws: (any Error).self) {
+            for try await _ in failing {}
+        }
+    }
+
     @Test func namesMatchCaseInsensitivelyAfterAnExactMatch() throws {
         let db = try makeDatabase()
         let row = try firstRow("SELECT 1 AS Name, 2 AS name, 3 AS Other", in: db)
