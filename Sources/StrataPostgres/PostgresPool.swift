@@ -165,7 +165,9 @@ public final class PostgresPool: DatabaseWriter, Service {
     /// ```
     ///
     /// All the statements of `body` see the data as committed when its first statement ran, whatever commits
-    /// meanwhile. A write in it throws PostgreSQL's `25006` (read_only_sql_transaction).
+    /// meanwhile. A write in it throws PostgreSQL's `25006` (read_only_sql_transaction). A connection that breaks,
+    /// even while the transaction's `COMMIT` runs, throws ``DatabaseError/Code/connectionLost``: a read wrote nothing,
+    /// and can run again.
     ///
     /// See https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ
     public func read<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws -> Result {

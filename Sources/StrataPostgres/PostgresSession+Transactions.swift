@@ -71,7 +71,7 @@ extension PostgresSession {
         if let savepoint {
             try await control("RELEASE SAVEPOINT \(savepoint)")
         } else {
-            try await commit()
+            try await commit(readOnly: begin.hasSuffix(" READ ONLY"))
         }
         return result
     }
@@ -158,11 +158,21 @@ extension PostgresSession {
     /// Commits the transaction, and throws unless PostgreSQL says it committed.
     ///
     /// - Throws: ``DatabaseError/Code/commitOutcomeUnknown`` when the connection broke while `COMMIT` ran;
-    ///   ``DatabaseError/Code/connectionLost`` when it broke before; PostgreSQL's error when it refused to commit
-    ///   (a deferred constraint, a serialization failure); ``DatabaseError/Code/transactionAborted`` when it
-    ///   answered `ROLLBACK` (an aborted transaction).
-    private func commit() async throws {
-        let result = try await control("COMMIT", phase: .commit)
+    ///   ``DatabaseError/Code/connectionLost`` when it broke before, or while the `COMMIT` of a `readOnly`
+    ///   transaction ran (a read wrote nothing, so there is no outcome to check: it can run again); PostgreSQL's
+    ///   error when it refused to commit (a deferred constraint, a serialization failure);
+    ///   ``DatabaseError/Code/transactionAborted`` when it answered `ROLLBACK` (an aborted transaction).
+    private func commit(readOnly: Bool) async throws {
+        let result: PostgresQueryResult
+        do {
+            result = try await control("COMMIT", phase: .commit)
+        } catch let error as DatabaseError where readOnly && error.code == .commitOutcomeUnknown {
+            throw DatabaseError(
+                code: .connectionLost, sqlState: error.sqlState,
+                message: "the connection to \(endpoint) was lost while the COMMIT of a read ran: the read wrote "
+                    + "nothing, and can run again",
+                sql: "COMMIT")
+        }
         // PostgreSQL answers COMMIT of an aborted transaction with the tag ROLLBACK, and no error.
         guard result.metadata.command == "COMMIT" else {
             throw DatabaseError(
