@@ -190,7 +190,7 @@ extension PostgresConnectionPool {
     func beginStream() async throws -> PostgresSession {
         let session = try await beginSession()
         do {
-            try await session.beginBlock("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try await session.beginReadBlock()
         } catch {
             await endStream(session)
             throw error

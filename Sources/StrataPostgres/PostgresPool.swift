@@ -174,7 +174,7 @@ public final class PostgresPool: DatabaseWriter, Service {
         let pool = readPool()
         return try await observed("PostgresPool.read", on: pool) {
             try await pool.withSession { session in
-                try await session.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                try await session.transaction(readOnly: true, body)
             }
         }
     }

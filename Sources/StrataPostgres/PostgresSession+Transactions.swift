@@ -36,17 +36,20 @@ extension PostgresSession {
     public func transaction<Result: Sendable>(_ body: (PostgresSession) async throws -> Result) async throws
         -> Result
     {
-        try await transaction(beginning: "BEGIN", body)
+        try await transaction(readOnly: false, body)
     }
 
-    /// Runs `body` as ``transaction(_:)`` does; outside a transaction, the transaction begins with `begin` (`BEGIN`,
-    /// or `BEGIN` with an isolation level and access mode).
+    /// How a read begins: one snapshot for all its statements, and writes refused.
+    static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+    /// Runs `body` as ``transaction(_:)`` does; outside a transaction, the transaction is a read's
+    /// (``beginRead``) when `readOnly`, and a plain `BEGIN` otherwise.
     func transaction<Result>(
-        beginning begin: String, _ body: (PostgresSession) async throws -> Result
+        readOnly: Bool, _ body: (PostgresSession) async throws -> Result
     ) async throws -> Result {
         let depth = state.withLock { $0.blocks.count }
         let savepoint = depth == 0 ? nil : "strata_savepoint_\(depth)"
-        let begin = savepoint.map { "SAVEPOINT \($0)" } ?? begin
+        let begin = savepoint.map { "SAVEPOINT \($0)" } ?? (readOnly ? Self.beginRead : "BEGIN")
         try checkOpen(sql: begin)
         try state.withLock { try $0.admitInternal(sql: begin) }
         try await control(begin)
@@ -71,7 +74,7 @@ extension PostgresSession {
         if let savepoint {
             try await control("RELEASE SAVEPOINT \(savepoint)")
         } else {
-            try await commit(readOnly: begin.hasSuffix(" READ ONLY"))
+            try await commit(readOnly: readOnly)
         }
         return result
     }
@@ -94,13 +97,13 @@ extension PostgresSession {
                 throw error
             }
         }
-        guard callerControls else { return try await transaction(beginning: "BEGIN", body) }
+        guard callerControls else { return try await transaction(readOnly: false, body) }
         let savepoint = "strata_written_rows"
         do {
             try await control("SAVEPOINT \(savepoint)")
         } catch let error as DatabaseError where error.sqlState == "25P01" {
             // No transaction is open: the caller's SQL ended the one it began.
-            return try await transaction(beginning: "BEGIN", body)
+            return try await transaction(readOnly: false, body)
         }
         let result: Result
         do {
@@ -113,9 +116,10 @@ extension PostgresSession {
         return result
     }
 
-    /// Begins a transaction with `begin` for a block that has no body: a stream's read transaction, which the session
-    /// rolls back when it ends. Its SQL may not begin or end a transaction, as in a `read`.
-    func beginBlock(_ begin: String) async throws {
+    /// Begins a read's transaction (``beginRead``) for a block that has no body: a stream's, which the session rolls
+    /// back when it ends. Its SQL may not begin or end a transaction, as in a `read`.
+    func beginReadBlock() async throws {
+        let begin = Self.beginRead
         try checkOpen(sql: begin)
         try state.withLock { try $0.admitInternal(sql: begin) }
         try await control(begin)

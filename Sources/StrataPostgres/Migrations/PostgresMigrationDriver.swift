@@ -69,7 +69,7 @@ public struct PostgresMigrationDriver: MigrationDriver {
     public func withSnapshot<Output: Sendable>(
         _ session: PostgresSession, _ body: (PostgresSession) async throws -> Output
     ) async throws -> Output {
-        try await session.transaction(beginning: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { session in
+        try await session.transaction(readOnly: true) { session in
             try await body(session)
         }
     }
@@ -79,7 +79,7 @@ public struct PostgresMigrationDriver: MigrationDriver {
     public func withMigrationLock<Output: Sendable>(
         _ session: PostgresSession, _ body: (PostgresSession) async throws -> Output
     ) async throws -> Output {
-        try await session.transaction(beginning: "BEGIN") { session in
+        try await session.transaction(readOnly: false) { session in
             try await tables.lock(session)
             try await tables.create(in: session)
             return try await body(session)
