@@ -15,10 +15,11 @@
 //       Opens the file (in the other mode than MODE), arms the fault (OPS, ERRNO, at call AT, once), calls
 //       setJournalMode(MODE) (`fetch:MODE`: fetchOne of the pragma): "set" or "error ...", then "faults K" (how
 //       many calls the shim failed).
-//   strata-fault-child commit PATH wal|delete OPS ERRNO AT
-//       Opens the file, arms the fault (persistent from call AT), inserts row 1001 in `transaction { }`:
-//       "committed 1001", "unknown 1001 DESCRIPTION" or "failed 1001 DESCRIPTION", then "faults K", and exits
-//       without closing the database, as a process that crashed then would.
+//   strata-fault-child commit PATH wal|delete OPS ERRNO AT transaction|returning
+//       Opens the file, arms the fault (persistent from call AT), inserts row 1001 in `transaction { }`, or alone
+//       with `RETURNING` read by `fetchAll` (in a savepoint that begins the transaction, and whose `RELEASE`
+//       commits it): "committed 1001", "unknown 1001 DESCRIPTION" or "failed 1001 DESCRIPTION", then "faults K",
+//       and exits without closing the database, as a process that crashed then would.
 //   strata-fault-child read PATH OPS ERRNO AT
 //       Opens the file, arms the fault (persistent from call AT), reads every row: "read N" or "error DESCRIPTION",
 //       then "faults K".
@@ -257,7 +258,15 @@ case "commit":
         let db = try Database(path: path)
         if argument(3) == "delete" { try db.setJournalMode(.delete) }
         Fault.arm(ops: argument(4), errno: argument(5), at: intArgument(6))
-        _ = await reportWrite(1001) { try db.transaction { db in try insert(1001, into: db) } }
+        if argument(7) == "returning" {
+            _ = await reportWrite(1001) {
+                _ = try db.fetchAll(
+                    Int.self, query: "INSERT INTO item (id, payload) VALUES (:id, :payload) RETURNING id",
+                    parameters: ["id": DatabaseValue.integer(1001), "payload": .text(payload(1001))])
+            }
+        } else {
+            _ = await reportWrite(1001) { try db.transaction { db in try insert(1001, into: db) } }
+        }
         let faults = Fault.faults
         Fault.disarm()
         // No close: a process that stops here (or crashes) leaves the WAL as the failed commit left it, for the next

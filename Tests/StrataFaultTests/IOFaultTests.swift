@@ -78,10 +78,12 @@ struct IOFaultTests {
 
     // MARK: A commit that fails may be committed: the error says so (#29 item 18)
 
+    /// `returning`: an `INSERT ... RETURNING` read by a fetch outside a transaction, which runs in a savepoint that
+    /// begins the transaction: its `RELEASE` is the commit.
     @Test(
         "A commit that fails is reported unknown when it may have committed, and is not committed otherwise",
-        arguments: ["wal", "delete"])
-    func aFailedCommitIsUnknownOrNotCommitted(mode: String) async throws {
+        arguments: ["wal", "delete"], ["transaction", "returning"])
+    func aFailedCommitIsUnknownOrNotCommitted(mode: String, write: String) async throws {
         let workspace = try FaultWorkspace()
         try Items.makeDatabase("base.sqlite", in: workspace, rows: 20, mode: mode == "wal" ? .wal : .delete)
         var outcomes: [String: Int] = [:]
@@ -95,9 +97,9 @@ struct IOFaultTests {
                 position += 1
                 try workspace.copyDatabase("base.sqlite", to: "db.sqlite")
                 let run = try await FaultRun.run(
-                    child, ["commit", workspace.path("db.sqlite"), mode, ops, errno, String(position)],
+                    child, ["commit", workspace.path("db.sqlite"), mode, ops, errno, String(position), write],
                     in: workspace.url, fault: .counting("all"), watching: ["/db.sqlite"], timeout: .seconds(90))
-                let label = "\(mode) \(ops) \(errno) at \(position)"
+                let label = "\(mode) \(write) \(ops) \(errno) at \(position)"
                 #expect(!run.timedOut && !run.signaled && run.status == 0, "\(label): \(run.summary)")
                 if run.lines.last == "faults 0" || position > 40 { break }
                 let reports = WriteReports(run.lines)

@@ -189,6 +189,9 @@ public final class Database {
                 if self.connection.isAborted, !isBlockControl {
                     throw self.connection.abortedRefusal(sql: sqlite3_sql(statement).map { String(cString: $0) })
                 }
+                // As `Statement.commitsWrites(_:)`: a failed COMMIT of a transaction that only read is its error.
+                let committingWrites =
+                    transactionGuard.preparedCommit && sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
                 var stepped = sqlite3_step(statement)
                 while stepped == SQLITE_ROW {
                     stepped = sqlite3_step(statement)
@@ -196,8 +199,9 @@ public final class Database {
                 guard stepped == SQLITE_DONE else {
                     let sql = sqlite3_sql(statement).map { String(cString: $0) }
                     var error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
-                    if transactionGuard.preparedCommit {
-                        error = error.atCommit(isStillInTransaction: sqlite3_get_autocommit(connection) == 0)
+                    if committingWrites {
+                        error = error.atCommit(
+                            isStillInTransaction: sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE)
                     }
                     self.connection.recordFailure(error)
                     self.connection.observer?.failed(error, statement: statement, sql: sql)

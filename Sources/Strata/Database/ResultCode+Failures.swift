@@ -43,8 +43,10 @@ extension DatabaseError {
     /// This error of a failed `COMMIT`, as the caller must read it: ``DatabaseError/Code/commitOutcomeUnknown`` when
     /// the transaction may have committed all the same, itself when it certainly did not.
     ///
-    /// - Parameter isStillInTransaction: Whether the connection is still in the transaction after the failure: then
-    ///   nothing was committed, whatever the code.
+    /// - Parameter isStillInTransaction: Whether the connection still holds the write transaction after the failure
+    ///   (`sqlite3_txn_state` is `SQLITE_TXN_WRITE`): then nothing was committed, whatever the code. Not
+    ///   `sqlite3_get_autocommit`: after a `RELEASE` whose commit failed, SQLite leaves the connection out of
+    ///   autocommit mode although the commit went as far as it went and the write transaction is over.
     func atCommit(isStillInTransaction: Bool) -> DatabaseError {
         guard isRefusalByDatabase, !isStillInTransaction, let resultCode, resultCode.leavesCommitOutcomeUnknown else {
             return self

@@ -22,9 +22,9 @@ final class TransactionControlGuard {
 
     /// Set by the authorizer when the statement being prepared is `SAVEPOINT`, `RELEASE` or `ROLLBACK TO`.
     @exclusivity(unchecked) var preparedSavepoint = false
-    /// Set by the authorizer when the statement being prepared is `COMMIT` (or `END`): a failure of it may leave the
-    /// transaction committed (see `DatabaseError.atCommit(isStillInTransaction:)`). Cleared with
-    /// ``preparedTransactionControl``.
+    /// Set by the authorizer when the statement being prepared is `COMMIT` (or `END`), or `RELEASE`, which commits
+    /// when it releases the savepoint that began the transaction: a failure of it may leave the transaction committed
+    /// (see `DatabaseError.atCommit(isStillInTransaction:)`). Cleared with ``preparedTransactionControl``.
     @exclusivity(unchecked) var preparedCommit = false
 
     /// Set by the authorizer when the statement being prepared inserts, updates or deletes rows.
@@ -44,8 +44,10 @@ final class TransactionControlGuard {
                     guardState.preparedCommit = operation.map { String(cString: $0) == "COMMIT" } ?? false
                     return guardState.refusal == nil ? SQLITE_OK : SQLITE_DENY
                 case SQLITE_SAVEPOINT:
-                    Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedSavepoint =
-                        true
+                    let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
+                    guardState.preparedSavepoint = true
+                    // The operation is "BEGIN", "RELEASE" or "ROLLBACK".
+                    guardState.preparedCommit = operation.map { String(cString: $0) == "RELEASE" } ?? false
                     return SQLITE_OK
                 case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
                     Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedWrite = true

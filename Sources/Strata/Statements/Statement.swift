@@ -82,8 +82,8 @@ public final class Statement {
     /// Whether the statement is transaction control or a savepoint's (`SAVEPOINT`, `RELEASE`, `ROLLBACK TO`): what
     /// ends a failed block runs, so it is never refused as a statement after the failure (see `Database.runBlock`).
     private let isBlockControl: Bool
-    /// Whether the statement is `COMMIT`, whose failure may leave the transaction committed (see
-    /// `DatabaseError.atCommit(isStillInTransaction:)`). Read on failure only.
+    /// Whether the statement is `COMMIT` or `RELEASE`, whose failure may leave the transaction committed (see
+    /// `DatabaseError.atCommit(isStillInTransaction:)`), when the transaction wrote (see ``commitsWrites(_:)``).
     private let isCommit: Bool
 
     /// Whether the statement inserts, updates or deletes rows (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`, with or
@@ -218,22 +218,26 @@ public final class Statement {
         isExhausted = false
         isRunning = false
         defer { sqlite3_reset(handle) }
+        let committingWrites = commitsWrites(connection)
         var result = sqlite3_step(handle)
         while result == SQLITE_ROW {
             result = sqlite3_step(handle)
         }
         guard result == SQLITE_DONE else {
-            throw failure(result, connection: connection)
+            throw failure(result, connection: connection, committingWrites: committingWrites)
         }
         self.connection.observer?.flush()
     }
 
     /// The error of a failed step, reported to the connection's observer first, if any, and noted by the
     /// transaction block it ran in (see `Database.runBlock`).
-    private func failure(_ result: Int32, connection handle: OpaquePointer) -> DatabaseError {
+    ///
+    /// - Parameter committingWrites: Whether the statement was to commit a transaction that wrote
+    ///   (``commitsWrites(_:)``, read before the step).
+    private func failure(_ result: Int32, connection handle: OpaquePointer, committingWrites: Bool) -> DatabaseError {
         var error = DatabaseError.sqlite(result, connection: handle, sql: sql)
-        if isCommit {
-            error = error.atCommit(isStillInTransaction: sqlite3_get_autocommit(handle) == 0)
+        if committingWrites {
+            error = error.atCommit(isStillInTransaction: sqlite3_txn_state(handle, nil) == SQLITE_TXN_WRITE)
         }
         connection.recordFailure(error)
         connection.observer?.failed(error, statement: self.handle, sql: sql)
@@ -261,6 +265,7 @@ public final class Statement {
         if isTransactionControl { try checkTransactionControlAllowed() }
         if self.connection.isAborted, !isBlockControl { throw self.connection.abortedRefusal(sql: sql) }
         generation &+= 1
+        let committingWrites = commitsWrites(connection)
         let result = sqlite3_step(handle)
         if !isRunning {
             isRunning = true
@@ -275,10 +280,19 @@ public final class Statement {
             return false
         default:
             isRunning = false
-            let error = failure(result, connection: connection)
+            let error = failure(result, connection: connection, committingWrites: committingWrites)
             sqlite3_reset(handle)
             throw error
         }
+    }
+
+    /// Whether this statement, about to run, may commit a transaction that wrote: only then can its failure leave
+    /// the outcome unknown. A transaction that only read (a pool's `read`) wrote nothing to commit, so a failed
+    /// `COMMIT` of it is the error it is.
+    ///
+    /// See https://www.sqlite.org/c3ref/txn_state.html
+    private func commitsWrites(_ connection: OpaquePointer) -> Bool {
+        isCommit && sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
     }
 
     /// Throws when a block owns the connection's transaction: this statement, prepared before, is transaction control.
