@@ -36,6 +36,38 @@ extension PostgresSession {
         }
     }
 
+    /// Runs `statement` and collects its rows with the description of its columns (their names, and the table each
+    /// is read from). Rows a write returns that its caller fails to read leave nothing written (see `undoingWrite`).
+    func collectDescribed<Output>(
+        _ statement: PostgresStatement,
+        _ read: ([PostgresRow], PostgresNIO.PostgresColumns) async throws -> Output
+    ) async throws -> Output {
+        let effects = effects(of: statement)
+        return try await undoingWrite(if: effects.writesRows) { session in
+            let query = try statement.query()
+            let number = try await session.prepare(statement.sql, effects: effects)
+            let start = session.pool.observer?.begin()
+            let rows: [PostgresRow]
+            let columns: PostgresNIO.PostgresColumns
+            do {
+                (rows, columns) = try await session.waiting(on: number) {
+                    let sequence = try await session.connection.stream(query, logger: session.logger)
+                    var rows: [PostgresRow] = []
+                    for try await row in sequence { rows.append(row) }
+                    return (rows, sequence.columns)
+                }
+                session.done(number)
+                if let start { session.report(start, statement, rows: rows.count) }
+            } catch {
+                session.done(number)
+                let failure = session.failure(error, sql: statement.sql)
+                if let start { session.report(start, statement, failure: failure) }
+                throw failure
+            }
+            return try await read(rows, columns)
+        }
+    }
+
     /// Runs `statement` and decodes every row as `T`. The rows of a write that do not decode leave nothing written
     /// (see `undoingWrite`).
     func decodeAll<T: Decodable>(_ type: T.Type, _ statement: PostgresStatement, decoder: RowDecoder) async throws

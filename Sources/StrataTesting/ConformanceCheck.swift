@@ -39,8 +39,14 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case batchInsert
     /// Requests: filter, order, limit, count, `updateAll`, `deleteAll`, an empty `contains`.
     case requests
-    /// `fetchAll`, `fetchOne` and `count` of a model with an SQL condition.
+    /// `fetchAll`, `fetchOne` and `count` of a model with an SQL condition, with parameters or written with
+    /// interpolation (its values bound, never spliced); a request's raw condition written with interpolation.
     case conditions
+    /// Joins split each row between its records by one rule, though both tables have an `id`: a join request at
+    /// the separator columns its SELECT puts between the tables, a left join's missing side nil; a join written as
+    /// SQL by the table each column is read from, a self-join between its two aliases, its values bound; a record
+    /// whose table is not in the row is `.unknownColumn`.
+    case joins
     /// `SQL` binds interpolated values and quotes identifiers.
     case sqlValues
     /// `close()` ends the writer: new work throws `connectionClosed`.
@@ -120,6 +126,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .batchInsert: try await Checks.batchInsert(writer)
         case .requests: try await Checks.requests(writer)
         case .conditions: try await Checks.conditions(writer)
+        case .joins: try await Checks.joins(writer, of: backend)
         case .sqlValues: try await Checks.sqlValues(writer)
         case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
         case .migrations: try await Checks.migrations(writer)
@@ -140,6 +147,20 @@ struct ConformanceNote: Model, Equatable, Sendable {
     var content: String
     var mood: String
     var score: Int64
+}
+
+/// A tag of a ``ConformanceNote``: both tables have an `id` column.
+struct ConformanceTag: Model, Equatable, Sendable {
+    static let tableName = "conformance_tag"
+    var id: Int64?
+    var noteId: Int64
+    var label: String
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case noteId = "note_id"
+        case label
+    }
 }
 
 extension SQL.StringInterpolation {
@@ -491,6 +512,85 @@ private enum Checks {
         #expect(none == 0)
         #expect(joined == 2)
         #expect(expression == 2)
+
+        // `where:` written with interpolation is SQL too: its values are bound, never spliced into the text.
+        let (whereAll, whereOne, whereCount, whereHostile) = try await pool.read { session in
+            (
+                try await session.fetchAll(ConformanceNote.self, where: "mood = \(mood) AND score > \(minimum)")
+                    .map(\.score),
+                try await session.fetchOne(ConformanceNote.self, where: "score > \(minimum)")?.score,
+                try await session.count(ConformanceNote.self, where: "mood = \(mood)"),
+                try await session.fetchAll(ConformanceNote.self, where: "mood = \(hostile)").count
+            )
+        }
+        #expect(whereAll == [3, 4])
+        #expect(whereOne == 3)
+        #expect(whereCount == 2)
+        #expect(whereHostile == 0)
+    }
+
+    static func joins<Backend: ConformanceBackend>(_ pool: Backend.Writer, of backend: Backend) async throws {
+        try await pool.writeWithoutTransaction { session in
+            try await session.execute(
+                """
+                CREATE TABLE conformance_tag (
+                    \(raw: backend.assignedPrimaryKey("id")), note_id BIGINT NOT NULL, label TEXT NOT NULL)
+                """)
+        }
+        var notes = (1...3).map { note("note \($0)", score: Int64($0)) }
+        try await pool.write { session in
+            try await session.insert(contentsOf: &notes)
+            // Tag ids start past the notes', so that a record reading the other table's `id` shows.
+            for (id, note, label) in [(Int64(11), notes[0], "a"), (12, notes[0], "b"), (13, notes[1], "c")] {
+                try await session.insert(ConformanceTag(id: id, noteId: note.id ?? 0, label: label))
+            }
+        }
+        let noteID = Column("id", table: ConformanceNote.self)
+        let tagID = Column("id", table: ConformanceTag.self)
+        let tagNote = Column("note_id", table: ConformanceTag.self)
+        let (joined, left, written, selfJoined) = try await pool.read { session in
+            (
+                try await session.fetchAll(
+                    ConformanceNote.joining(ConformanceTag.self, on: tagNote == noteID).order(tagID)),
+                try await session.fetchAll(
+                    ConformanceNote.leftJoining(ConformanceTag.self, on: tagNote == noteID).order(noteID, tagID)),
+                try await session.fetchAll(
+                    ConformanceNote.self, ConformanceTag.self,
+                    """
+                    SELECT conformance_note.*, conformance_tag.* FROM conformance_note
+                        JOIN conformance_tag ON conformance_tag.note_id = conformance_note.id
+                        WHERE conformance_tag.label <> \("b") ORDER BY conformance_tag.id
+                    """),
+                try await session.fetchAll(
+                    ConformanceNote.self, ConformanceNote.self,
+                    """
+                    SELECT a.*, b.* FROM conformance_note a JOIN conformance_note b ON b.score = a.score + 1
+                        ORDER BY a.score
+                    """)
+            )
+        }
+        #expect(joined.map { [$0.0.content, $0.1.label] } == [["note 1", "a"], ["note 1", "b"], ["note 2", "c"]])
+        #expect(joined.map(\.1.id) == [11, 12, 13])
+        #expect(joined.map(\.0.id) == [notes[0].id, notes[0].id, notes[1].id])
+        #expect(
+            left.map { [$0.0.content, $0.1?.label ?? "-"] } == [
+                ["note 1", "a"], ["note 1", "b"], ["note 2", "c"], ["note 3", "-"],
+            ])
+        #expect(written.map { [$0.0.content, $0.1.label] } == [["note 1", "a"], ["note 2", "c"]])
+        #expect(written.map(\.1.id) == [11, 13])
+        #expect(written.map(\.0.id) == [notes[0].id, notes[1].id])
+        #expect(selfJoined.map { [$0.0.score, $0.1.score] } == [[1, 2], [2, 3]])
+        #expect(selfJoined.map { [$0.0.id, $0.1.id] } == [[notes[0].id, notes[1].id], [notes[1].id, notes[2].id]])
+
+        // A record whose table has no columns in the row is named, not read from the other table's columns.
+        let missing = await #expect(throws: DatabaseError.self) {
+            try await pool.read { session in
+                try await session.fetchAll(
+                    ConformanceNote.self, ConformanceTag.self, "SELECT conformance_note.* FROM conformance_note")
+            }
+        }
+        #expect(missing?.code == .unknownColumn)
+        #expect(missing?.description.contains("conformance_tag") == true)
     }
 
     static func constraintErrors(_ pool: some DatabaseWriter) async throws {

@@ -207,6 +207,67 @@ struct PostgresRequestTests {
         }
     }
 
+    /// The tags with swift in their name, as a view: a model on it reads the view's columns.
+    struct SwiftTag: Model, Equatable {
+        static let tableName = "swift_tag"
+        var id: Int64?
+        var noteId: Int64
+        var name: String
+    }
+
+    @Test("a join written as SQL splits each row by the table each column is read from: three tables, a view")
+    func joinsWrittenAsSQL() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await Self.seedTags(pool)
+            try await pool.write { db in
+                try await db.execute("CREATE TABLE reaction (id bigserial PRIMARY KEY, \"tagId\" bigint, emoji text)")
+                try await db.execute("CREATE VIEW swift_tag AS SELECT * FROM tag WHERE name = 'swift'")
+                for (tagId, emoji) in [(Int64(3), "+1"), (1, "heart")] {
+                    try await db.insert(Reaction(id: nil, tagId: tagId, emoji: emoji))
+                }
+            }
+            let minimum: Int64 = 1
+            let (triples, viewed, expression) = try await pool.read { db in
+                (
+                    try await db.fetchAll(
+                        Note.self, Tag.self, Reaction.self,
+                        """
+                        SELECT note.*, tag.*, reaction.* FROM reaction JOIN tag ON tag.id = reaction."tagId"
+                            JOIN note ON note.id = tag."noteId" WHERE reaction.id >= \(minimum) ORDER BY reaction.id
+                        """),
+                    try await db.fetchAll(
+                        Note.self, SwiftTag.self,
+                        query: """
+                            SELECT note.*, swift_tag.* FROM note JOIN swift_tag ON swift_tag."noteId" = note.id
+                                ORDER BY swift_tag.id
+                            """),
+                    // A computed column belongs to no table: the run of the note's columns ends before it.
+                    try await db.fetchAll(
+                        Note.self, Tag.self,
+                        """
+                        SELECT note.*, 1 AS one, tag.* FROM note JOIN tag ON tag."noteId" = note.id ORDER BY tag.id
+                        """)
+                )
+            }
+            #expect(triples.map { [$0.0.id, $0.1.id, $0.2.id] } == [[3, 3, 1], [1, 1, 2]])
+            #expect(triples.map(\.2.emoji) == ["+1", "heart"])
+            #expect(viewed.map { [$0.0.id, $0.1.id] } == [[1, 1], [3, 3]])
+            #expect(viewed.map(\.1.name) == ["swift", "swift"])
+            #expect(expression.map { [$0.0.id, $0.1.id] } == [[1, 1], [1, 2], [3, 3]])
+
+            // A view's rows name the view, not its base table: a model on the table finds none of its columns.
+            let error = await #expect(throws: DatabaseError.self) {
+                try await pool.read { db in
+                    try await db.fetchAll(
+                        Note.self, Tag.self,
+                        "SELECT note.*, swift_tag.* FROM note JOIN swift_tag ON swift_tag.\"noteId\" = note.id")
+                }
+            }
+            #expect(error?.code == .unknownColumn)
+            #expect(error?.description.contains("\"tag\"") == true)
+        }
+    }
+
     /// The note table read with a mood that must be an integer: every stored mood fails to decode.
     struct NumericMoodNote: Model {
         static let tableName = "note"

@@ -18,9 +18,7 @@ extension Database {
     public func fetchAll<First: Model, Second: Model>(
         _ first: First.Type, _ second: Second.Type, query: String, parameters: (any Encodable)? = nil
     ) throws -> [(First, Second)] {
-        try joinedRows(query: query, parameters: QueryParameters(parameters), JoinShape(First.self, Second.self)) {
-            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1))
-        }
+        try joinedPairs(try prepared(query: query, parameters: QueryParameters(parameters)))
     }
 
     /// Every row of a join decoded into three models, each reading its own table's columns.
@@ -28,10 +26,27 @@ extension Database {
         _ first: First.Type, _ second: Second.Type, _ third: Third.Type, query: String,
         parameters: (any Encodable)? = nil
     ) throws -> [(First, Second, Third)] {
-        let shape = JoinShape(First.self, Second.self, Third.self)
-        return try joinedRows(query: query, parameters: QueryParameters(parameters), shape) {
-            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1), try $0.decode(Third.self, at: 2))
-        }
+        try joinedTriples(try prepared(query: query, parameters: QueryParameters(parameters)))
+    }
+
+    /// Every row of a join written as SQL with interpolation, its values bound, decoded into two models (see
+    /// ``fetchAll(_:_:query:parameters:)``).
+    ///
+    /// ```swift
+    /// let pairs: [(Note, Tag)] = try db.fetchAll(
+    ///     Note.self, Tag.self, "SELECT note.*, tag.* FROM note JOIN tag ON tag.noteId = note.id WHERE mood = \(mood)")
+    /// ```
+    public func fetchAll<First: Model, Second: Model>(_ first: First.Type, _ second: Second.Type, _ sql: SQL) throws
+        -> [(First, Second)]
+    {
+        try joinedPairs(try prepared(sql))
+    }
+
+    /// Every row of a join written as SQL with interpolation, decoded into three models.
+    public func fetchAll<First: Model, Second: Model, Third: Model>(
+        _ first: First.Type, _ second: Second.Type, _ third: Third.Type, _ sql: SQL
+    ) throws -> [(First, Second, Third)] {
+        try joinedTriples(try prepared(sql))
     }
 
     /// Every row of a join request, as pairs of models.
@@ -86,10 +101,23 @@ extension Database {
         }
     }
 
-    private func joinedRows<Output>(
-        query: String, parameters: QueryParameters, _ shape: JoinShape, decode: (JoinedRow) throws -> Output
-    ) throws -> [Output] {
-        try joinedRows(statement: try prepared(query: query, parameters: parameters), shape, decode: decode) {
+    /// The rows of a join written as SQL, split by the table each column is read from.
+    private func joinedPairs<First: Model, Second: Model>(_ statement: Statement) throws -> [(First, Second)] {
+        let shape = JoinShape(First.self, Second.self)
+        return try joinedRows(statement: statement, shape) {
+            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1))
+        } split: {
+            try JoinedRow(statement: $0, shape: shape, in: self)
+        }
+    }
+
+    private func joinedTriples<First: Model, Second: Model, Third: Model>(_ statement: Statement) throws
+        -> [(First, Second, Third)]
+    {
+        let shape = JoinShape(First.self, Second.self, Third.self)
+        return try joinedRows(statement: statement, shape) {
+            (try $0.decode(First.self, at: 0), try $0.decode(Second.self, at: 1), try $0.decode(Third.self, at: 2))
+        } split: {
             try JoinedRow(statement: $0, shape: shape, in: self)
         }
     }
@@ -166,60 +194,21 @@ struct JoinedRow {
         return try decode(T.self, at: position)
     }
 
-    /// The columns of each table: runs of columns that come from one table, a run ending where a name repeats;
-    /// each table takes the first run of its own that no earlier model took. A model on a view, whose columns
-    /// SQLite reports as its base table's, takes the first run no model took whose names are the view's columns.
+    /// The columns of each table, by the table each column is read from (see `JoinedColumnSplit`). A model on a
+    /// view, whose columns SQLite reports as its base table's, takes the first run no model took whose names are the
+    /// view's columns.
     static func split(_ statement: Statement, shape: JoinShape, in database: Database) throws -> [Range<Int32>] {
-        let tables = shape.tables
-        var runs: [(table: String?, columns: Range<Int32>)] = []
-        var names: Set<String> = []
-        for index in 0..<Int32(statement.columnCount) {
-            let table = statement.originTable(at: index)?.lowercased()
-            let name = statement.columnNames[Int(index)].lowercased()
-            if let last = runs.last, last.table == table, !names.contains(name) {
-                runs[runs.count - 1].columns = last.columns.lowerBound..<index + 1
-            } else {
-                runs.append((table, index..<index + 1))
-                names = []
-            }
-            names.insert(name)
-        }
-        var taken = Set<Int>()
-        var unmatched: [Int] = []
-        var found: [Range<Int32>?] = tables.enumerated().map { position, table in
-            guard
-                let run = runs.indices.first(where: { !taken.contains($0) && runs[$0].table == table.lowercased() })
-            else {
-                unmatched.append(position)
-                return nil
-            }
-            taken.insert(run)
-            return runs[run].columns
-        }
-        for position in unmatched {
-            let names = try database.fetchAll(
+        let split = JoinedColumnSplit(
+            names: statement.columnNames,
+            origins: (0..<Int32(statement.columnCount)).map { statement.originTable(at: $0)?.lowercased() })
+        let columns = try split.columns(
+            of: shape.tables.map { $0.lowercased() }, tableNames: shape.tables, sql: statement.sql
+        ) { position in
+            try database.fetchAll(
                 String.self, query: "SELECT lower(name) FROM pragma_table_info(:table)",
-                parameters: ["table": tables[position]])
-            guard !names.isEmpty else { continue }
-            let run = runs.indices.first { run in
-                !taken.contains(run)
-                    && runs[run].columns.map { statement.columnNames[Int($0)].lowercased() } == names
-            }
-            if let run {
-                taken.insert(run)
-                found[position] = runs[run].columns
-            }
+                parameters: ["table": shape.tables[position]])
         }
-        return try zip(tables, found).map { table, columns in
-            guard let columns else {
-                throw DatabaseError(
-                    code: .unknownColumn,
-                    message: "the joined row has no columns of table \"\(table)\"; select them, as in "
-                        + "SELECT \(tables.map { "\($0).*" }.joined(separator: ", "))",
-                    sql: statement.sql)
-            }
-            return columns
-        }
+        return columns.map { Int32($0.lowerBound)..<Int32($0.upperBound) }
     }
 }
 

@@ -19,13 +19,37 @@ extension Database {
         try fetchAll(T.self, query: try tableSQL(for: T.self).fetchAll, decoder: T.rowDecoder)
     }
 
+    /// The models of `type` matching an SQL condition written with interpolation, in primary key order: each
+    /// interpolated value is bound, never spliced (see ``SQL``).
+    ///
+    /// ```swift
+    /// let mine = try db.fetchAll(Note.self, where: "author_id = \(authorID)")
+    /// ```
+    public func fetchAll<T: Model>(_ type: T.Type, where condition: SQL) throws -> [T] {
+        try fetchAll(QueryRequest<T>.matching(condition))
+    }
+
+    /// The first model of `type` matching an SQL condition written with interpolation, in primary key order, or
+    /// nil.
+    public func fetchOne<T: Model>(_ type: T.Type, where condition: SQL) throws -> T? {
+        try fetchOne(QueryRequest<T>.matching(condition))
+    }
+
+    /// The number of rows of `type` matching an SQL condition written with interpolation.
+    public func count<T: Model>(_ type: T.Type, where condition: SQL) throws -> Int {
+        try fetchCount(QueryRequest<T>.matching(condition))
+    }
+
     /// The models of `type` matching an SQL condition, in primary key order.
     ///
     /// ```swift
     /// let recent = try db.fetchAll(Note.self, where: "created_at > :since", parameters: ["since": yesterday])
     /// ```
     ///
-    /// Values go in `parameters`, never into the condition's text.
+    /// Values go in `parameters`, never into the condition's text. A condition written as a literal, with or
+    /// without interpolation, is ``SQL`` (the form above): this form takes a `String` only with
+    /// `parameters`, or from a variable.
+    @_disfavoredOverload
     public func fetchAll<T: Model>(
         _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
     ) throws -> [T] {
@@ -40,6 +64,7 @@ extension Database {
     }
 
     /// The first model of `type` matching an SQL condition, or nil.
+    @_disfavoredOverload
     public func fetchOne<T: Model>(
         _ type: T.Type, where condition: String, parameters: (any Encodable)? = nil
     ) throws -> T? {
@@ -54,6 +79,7 @@ extension Database {
     }
 
     /// The number of rows of `type`, optionally matching an SQL condition.
+    @_disfavoredOverload
     public func count<T: Model>(
         _ type: T.Type, where condition: String? = nil, parameters: (any Encodable)? = nil
     ) throws -> Int {

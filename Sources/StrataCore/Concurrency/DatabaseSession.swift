@@ -94,6 +94,37 @@ public protocol DatabaseSession {
     /// The number of rows of `T`, matching an SQL condition when there is one.
     func count<T: Model>(_ type: T.Type, where condition: String?, parameters: SQLArguments) async throws -> Int
 
+    /// Every row of a join request, as pairs of records, each reading its own table's columns even when both tables
+    /// have a column of the same name (`id`).
+    func fetchAll<First: Model, Second: Model>(_ request: JoinRequest<First, Second>) async throws
+        -> [(First, Second)]
+
+    /// Every row of a left join request: the second record is nil where no row matched.
+    func fetchAll<First: Model, Second: Model>(_ request: LeftJoinRequest<First, Second>) async throws
+        -> [(First, Second?)]
+
+    /// Every row of a three-table join request, as triples of records.
+    func fetchAll<First: Model, Second: Model, Third: Model>(_ request: JoinRequest3<First, Second, Third>)
+        async throws -> [(First, Second, Third)]
+
+    /// Every row of a join written as SQL, decoded into two records, each reading its own table's columns: a run of
+    /// columns of one table is one record's, and a column name that repeats within a run starts the next, so that
+    /// a self-join splits between its two aliases.
+    ///
+    /// ```swift
+    /// let pairs = try await session.fetchAll(
+    ///     Note.self, Tag.self, "SELECT note.*, tag.* FROM note JOIN tag ON tag.note_id = note.id WHERE mood = \(mood)")
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError/Code/unknownColumn`` when the row has no columns of a record's table.
+    func fetchAll<First: Model, Second: Model>(_ first: First.Type, _ second: Second.Type, _ sql: SQL) async throws
+        -> [(First, Second)]
+
+    /// Every row of a join written as SQL, decoded into three records, each reading its own table's columns.
+    func fetchAll<First: Model, Second: Model, Third: Model>(
+        _ first: First.Type, _ second: Second.Type, _ third: Third.Type, _ sql: SQL
+    ) async throws -> [(First, Second, Third)]
+
     /// Runs `body` in a nested transaction (a savepoint inside a `write`): **when `body` throws, what it wrote rolls
     /// back and the enclosing block goes on**; when it returns, its work joins the enclosing transaction.
     func transaction<Output: Sendable>(_ body: (Self) async throws -> Output) async throws -> Output
@@ -118,6 +149,26 @@ extension DatabaseSession {
     @_disfavoredOverload
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL) async throws -> T? {
         try await fetchOne(type, sql, decoder: RowDecoder())
+    }
+
+    /// The records of `T` matching an SQL condition written with interpolation, in primary key order: each
+    /// interpolated value is bound, never spliced (see ``SQL``).
+    ///
+    /// ```swift
+    /// let mine = try await session.fetchAll(Note.self, where: "author_id = \(authorID)")
+    /// ```
+    public func fetchAll<T: Model>(_ type: T.Type, where condition: SQL) async throws -> [T] {
+        try await fetchAll(QueryRequest<T>.matching(condition))
+    }
+
+    /// The first record of `T` matching an SQL condition written with interpolation, in primary key order, or nil.
+    public func fetchOne<T: Model>(_ type: T.Type, where condition: SQL) async throws -> T? {
+        try await fetchOne(QueryRequest<T>.matching(condition))
+    }
+
+    /// The number of rows of `T` matching an SQL condition written with interpolation.
+    public func count<T: Model>(_ type: T.Type, where condition: SQL) async throws -> Int {
+        try await fetchCount(QueryRequest<T>.matching(condition))
     }
 
     /// The records of `T` matching an SQL condition without parameters, in primary key order.
@@ -159,6 +210,12 @@ extension QueryRequest {
     /// and `fetchOne(_:where:parameters:)` read on every backend.
     package static func matching(_ condition: String, parameters: SQLArguments) -> QueryRequest<Record> {
         Record.filter(sql: condition, parameters: parameters).order(Column(Record.primaryKeyColumn))
+    }
+
+    /// The rows of `Record` matching an SQL condition written with interpolation, in primary key order: what
+    /// `fetchAll(_:where:)`, `fetchOne(_:where:)` and `count(_:where:)` of ``SQL`` read on every backend.
+    package static func matching(_ condition: SQL) -> QueryRequest<Record> {
+        Record.filter(condition).order(Column(Record.primaryKeyColumn))
     }
 
     /// The rows of `Record`, matching an SQL condition when there is one: what `count(_:where:parameters:)` counts.

@@ -134,7 +134,9 @@ extension PostgresSession {
         return try await decodeAll(Record.self, try statement(update), decoder: RowDecoder())
     }
 
-    /// The models of `type` matching an SQL condition, in primary key order, as on SQLite.
+    /// The models of `type` matching an SQL condition, in primary key order, as on SQLite. A condition written as
+    /// a literal, with or without interpolation, is ``SQL`` (`fetchAll(_:where:)` of ``DatabaseSession``): this
+    /// form takes a `String` only with `parameters`, or from a variable.
     ///
     /// ```swift
     /// let recent = try await db.fetchAll(Note.self, where: "created_at > :since", parameters: ["since": yesterday])
@@ -142,6 +144,7 @@ extension PostgresSession {
     ///
     /// Values go in `parameters` (`:name` with named values, or `?` with positional ones), never into the
     /// condition's text.
+    @_disfavoredOverload
     public func fetchAll<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments = [:])
         async throws -> [T]
     {
@@ -149,6 +152,7 @@ extension PostgresSession {
     }
 
     /// The first model of `type` matching an SQL condition, in primary key order, or nil.
+    @_disfavoredOverload
     public func fetchOne<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments = [:])
         async throws -> T?
     {
@@ -160,6 +164,7 @@ extension PostgresSession {
     /// ```swift
     /// let happy = try await db.count(Note.self, where: "mood = :mood", parameters: ["mood": "happy"])
     /// ```
+    @_disfavoredOverload
     public func count<T: Model>(_ type: T.Type, where condition: String? = nil, parameters: SQLArguments = [:])
         async throws -> Int
     {

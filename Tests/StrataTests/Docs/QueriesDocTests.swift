@@ -102,9 +102,14 @@ private func queriesDatabase() throws -> Database {
         let chains: [(Note, Note)] = try db.fetchAll(Note.self, Note.self, query: """
             SELECT a.*, b.* FROM note a JOIN note b ON b.id = a.id + 1
             """)
+        let mood = "happy"
+        let happyTags: [(Note, Tag)] = try db.fetchAll(Note.self, Tag.self, """
+            SELECT note.*, tag.* FROM note JOIN tag ON tag.noteId = note.id WHERE note.mood = \(mood)
+            """)   // SQL written with interpolation: the value is bound
         // end snippet
         #expect(pairs.map(\.1.name) == ["swift", "lang", "db"])
         #expect(chains.map { [$0.0.id, $0.1.id] } == [[1, 2], [2, 3], [3, 4]])
+        #expect(happyTags.map(\.1.name) == ["swift", "lang", "db"])
     }
     do {
         // snippet: docs/Queries.md 6

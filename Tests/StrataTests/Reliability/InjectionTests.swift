@@ -52,6 +52,11 @@ struct InjectionTests {
         #expect(try db.find(Person.self, id: value) == nil)
         #expect(try db.fetchAll(Person.self, where: "name = :name", parameters: ["name": value]).map(\.id) == [id])
         #expect(try db.count(Person.self) == 1)
+        // Interpolated into a `where:` condition, it is bound (the condition is SQL), never spliced.
+        #expect(try db.fetchAll(Person.self, where: "name = \(value)").map(\.id) == [id])
+        #expect(try db.fetchOne(Person.self, where: "name = \(value)")?.id == id)
+        #expect(try db.count(Person.self, where: "name <> \(value)") == 0)
+        #expect(try db.fetchAll(String.self, query: "SELECT name FROM sqlite_schema") == ["person"])
     }
 
     @Test("A table name that tries to close its quote is one name that does not exist")
