@@ -20,7 +20,7 @@ extension Database {
     }
 
     /// The models of `type` matching an SQL condition written with interpolation, in primary key order: each
-    /// interpolated value is bound, never spliced (see ``SQL``).
+    /// interpolated value is bound, never spliced (see `SQL`).
     ///
     /// ```swift
     /// let mine = try db.fetchAll(Note.self, where: "author_id = \(authorID)")
@@ -47,7 +47,7 @@ extension Database {
     /// ```
     ///
     /// Values go in `parameters`, never into the condition's text. A condition written as a literal, with or
-    /// without interpolation, is ``SQL`` (the form above): this form takes a `String` only with
+    /// without interpolation, is `SQL` (the form above): this form takes a `String` only with
     /// `parameters`, or from a variable.
     @_disfavoredOverload
     public func fetchAll<T: Model>(
