@@ -57,6 +57,21 @@ enum DecodingChecks {
         var number: Int8
     }
 
+    /// A storable type that is not `Decodable`: whole cents, never negative.
+    struct Cents: DatabaseValueConvertible, Equatable, Sendable {
+        struct Negative: Error {}
+        var value: Int64
+        var databaseValue: DatabaseValue { .integer(value) }
+        init(_ value: Int64) { self.value = value }
+        init(databaseValue: DatabaseValue) throws {
+            guard case .integer(let value) = databaseValue else {
+                throw DatabaseError(code: .invalidValue, message: "cents are an integer")
+            }
+            guard value >= 0 else { throw Negative() }
+            self.value = value
+        }
+    }
+
     static let valuesQuery: SQL = """
         SELECT 42 AS number, 7 AS small, 0.5 AS ratio, \(true) AS flag, 'Ada' AS name, 'green' AS color,
             '["a","b"]' AS tags, 'here' AS present, NULL AS "null"
@@ -97,6 +112,35 @@ enum DecodingChecks {
         #expect(noColumn.map(isKeyNotFound) == true)
         let notANumber = await decodingError(in: pool, Number.self, "SELECT 'seven' AS number")
         #expect(notANumber.flatMap(underlying)?.column == "number")
+
+        try await storableTypes(pool)
+    }
+
+    /// A storable type that is not `Decodable` reads from a one-column row on every backend, and a value it refuses
+    /// is an `invalidValue` with its error underneath.
+    static func storableTypes(_ pool: some DatabaseWriter) async throws {
+        let (all, one, null, none) = try await pool.read { session in
+            (
+                try await session.fetchAll(Cents.self, "SELECT 250 UNION ALL SELECT 7 ORDER BY 1"),
+                try await session.fetchOne(Cents.self, "SELECT \(Int64(99))"),
+                try await session.fetchOne(Cents.self, "SELECT NULL"),
+                try await session.fetchOne(Cents.self, "SELECT 1 WHERE 1 = 0")
+            )
+        }
+        #expect(all == [Cents(7), Cents(250)])
+        #expect(one == Cents(99))
+        #expect(null == nil)
+        #expect(none == nil)
+        let refused = await #expect(throws: DatabaseError.self) {
+            try await pool.read { session in try await session.fetchAll(Cents.self, "SELECT -5") }
+        }
+        #expect(refused?.code == .invalidValue)
+        #expect(refused?.underlyingError is Cents.Negative)
+        #expect(refused?.description.contains("Cents") == true)
+        let notInteger = await #expect(throws: DatabaseError.self) {
+            try await pool.read { session in try await session.fetchOne(Cents.self, "SELECT 'seven'") }
+        }
+        #expect(notInteger?.code == .invalidValue)
     }
 
     /// The `DecodingError` that fetching `T` with `sql` throws; nil, recorded as an issue, when it throws another

@@ -60,7 +60,8 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// Rows decode to the same values, and fail with the same errors, on every backend: integers, a narrow integer,
     /// a double, a bool, a string, a raw-value enum, a JSON array, optionals present, NULL and missing, a one-column
     /// row as a single value, a snake_case column listed as its camelCase key, `decodeNil(forKey:)`; NULL into a
-    /// non-optional, a value out of range, a missing column.
+    /// non-optional, a value out of range, a missing column; a storable type that is not `Decodable` read from a
+    /// one-column row, NULL as nil, a value it refuses an `invalidValue` with its error underneath.
     case decoding
     /// Parameters bind the same values, and fail with the same errors, on every backend: a value no column can hold
     /// and a nested container in a parameter are `EncodingError`s naming the parameter (never the value) at its coding

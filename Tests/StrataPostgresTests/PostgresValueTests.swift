@@ -145,6 +145,34 @@ struct PostgresValueTests {
         }
     }
 
+    /// A storable type that is not `Decodable`, kept as the text of its value.
+    struct Exact: DatabaseValueConvertible, Equatable {
+        var text: String
+        var databaseValue: DatabaseValue { .text(text) }
+        init(databaseValue: DatabaseValue) throws {
+            guard case .text(let text) = databaseValue else {
+                throw DatabaseError(code: .invalidValue, message: "not text: \(databaseValue.storageClassName)")
+            }
+            self.text = text
+        }
+    }
+
+    @Test("a storable type that is not Decodable reads a numeric as its exact text, never through a Double")
+    func storableTypeReadsNumericExactly() async throws {
+        try await PostgresTestServer.withPool { pool in
+            let (numeric, values) = try await pool.read { db in
+                (
+                    try await db.fetchOne(Exact.self, "SELECT CAST('12345678901234567890.123456789' AS numeric)"),
+                    try await db.fetchAll(
+                        Exact.self,
+                        "SELECT CAST(x AS numeric) FROM (VALUES ('0.1'), ('99999999999999999999.5')) AS t (x)")
+                )
+            }
+            #expect(numeric?.text == "12345678901234567890.123456789")
+            #expect(values.map(\.text) == ["0.1", "99999999999999999999.5"])
+        }
+    }
+
     @Test("a Date keeps microseconds: a finer part is rounded to the nearest microsecond")
     func datePrecision() async throws {
         try await PostgresTestServer.withPool { pool in

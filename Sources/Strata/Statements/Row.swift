@@ -201,17 +201,6 @@ extension Statement {
     }
 }
 
-extension DatabaseError {
-    /// The error of a ``DatabaseValueConvertible`` conversion that threw an error of its own, kept underneath.
-    static func failedConversion(_ error: any Error, reading type: Any.Type, from value: DatabaseValue)
-        -> DatabaseError
-    {
-        DatabaseError(
-            code: .invalidValue, message: "could not decode \(type) from \(value.storageClassName): \(error)",
-            underlyingError: error)
-    }
-}
-
 /// Marks the error of TEXT that is not valid UTF-8: the column reader adds the type it was asked for.
 struct InvalidUTF8Text: Error {}
 

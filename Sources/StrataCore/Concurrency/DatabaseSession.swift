@@ -141,6 +141,51 @@ extension DatabaseSession {
         try await fetchAll(type, sql, decoder: RowDecoder())
     }
 
+    /// Every row of a one-column `sql` as `T`, a storable type that is not `Decodable` (a
+    /// ``DatabaseValueConvertible`` of your own): each value is read as the backend stores it, then converted.
+    ///
+    /// ```swift
+    /// let prices = try await session.fetchAll(Cents.self, "SELECT price FROM item")
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidValue`` when `T` refuses a value, its error underneath.
+    @_disfavoredOverload
+    public func fetchAll<T: DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) async throws -> [T] {
+        try await fetchAll(DatabaseValue.self, sql, decoder: RowDecoder()).map { try Self.convert($0, to: T.self) }
+    }
+
+    /// Every row of a one-column `sql` as `T`, for types both `Decodable` and storable (`Int`, `String`...): read
+    /// as the backend reads `Decodable` values.
+    @_disfavoredOverload
+    public func fetchAll<T: Decodable & DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) async throws -> [T] {
+        try await fetchAll(type, sql, decoder: RowDecoder())
+    }
+
+    /// The first row of a one-column `sql` as `T`, a storable type that is not `Decodable`, or nil when there is
+    /// none, or when its value is NULL and `T` cannot hold NULL.
+    @_disfavoredOverload
+    public func fetchOne<T: DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) async throws -> T? {
+        guard let value = try await fetchOne(DatabaseValue.self, sql, decoder: RowDecoder()) else { return nil }
+        if value == .null, (try? T(databaseValue: .null)) == nil { return nil }
+        return try Self.convert(value, to: T.self)
+    }
+
+    /// The first row of a one-column `sql` as `T`, for types both `Decodable` and storable, or nil.
+    @_disfavoredOverload
+    public func fetchOne<T: Decodable & DatabaseValueConvertible>(_ type: T.Type, _ sql: SQL) async throws -> T? {
+        try await fetchOne(type, sql, decoder: RowDecoder())
+    }
+
+    /// `value` converted to `T`; a conversion that throws an error of its own is an ``DatabaseError/Code/invalidValue``
+    /// with that error underneath.
+    private static func convert<T: DatabaseValueConvertible>(_ value: DatabaseValue, to type: T.Type) throws -> T {
+        do {
+            return try T(databaseValue: value)
+        } catch {
+            throw error as? DatabaseError ?? .failedConversion(error, reading: T.self, from: value)
+        }
+    }
+
     /// The first row of `sql` decoded as `T` with the default ``RowDecoder``, or nil when there is none.
     ///
     /// ```swift

@@ -328,3 +328,14 @@ extension DatabaseError {
         return message
     }
 }
+
+extension DatabaseError {
+    /// The error of a ``DatabaseValueConvertible`` conversion that threw an error of its own, kept underneath.
+    package static func failedConversion(_ error: any Error, reading type: Any.Type, from value: DatabaseValue)
+        -> DatabaseError
+    {
+        DatabaseError(
+            code: .invalidValue, message: "could not decode \(type) from \(value.storageClassName): \(error)",
+            underlyingError: error)
+    }
+}
