@@ -21,7 +21,8 @@
 /// - **A session belongs to its block**: it is not `Sendable` on every backend, and is not kept after the block.
 ///
 /// SQLite's `Database` satisfies the requirements with its synchronous methods: on SQLite the same calls need no
-/// `await` where the type is known to be `Database`.
+/// `await` in synchronous code where the type is known to be `Database` (the blocks of a pool or queue). In an
+/// `async` function Swift picks the `async` requirements for them too, so the calls take `await` there.
 public protocol DatabaseSession {
     /// Runs `sql`, and any statements after it in the same text.
     func execute(_ sql: SQL) async throws
@@ -79,6 +80,21 @@ public protocol DatabaseSession {
 
     /// Every record of `T`'s table.
     func fetchAll<T: Model>(_ type: T.Type) async throws -> [T]
+
+    /// The records of `T` matching an SQL condition written with interpolation, in primary key order: each
+    /// interpolated value is bound, never spliced (see ``SQL``). A literal condition is this `SQL`, with or without
+    /// interpolation.
+    ///
+    /// ```swift
+    /// let mine = try await session.fetchAll(Note.self, where: "author_id = \(authorID)")
+    /// ```
+    func fetchAll<T: Model>(_ type: T.Type, where condition: SQL) async throws -> [T]
+
+    /// The first record of `T` matching an SQL condition written with interpolation, in primary key order, or nil.
+    func fetchOne<T: Model>(_ type: T.Type, where condition: SQL) async throws -> T?
+
+    /// The number of rows of `T` matching an SQL condition written with interpolation.
+    func count<T: Model>(_ type: T.Type, where condition: SQL) async throws -> Int
 
     /// The records of `T` matching an SQL condition, in primary key order. Values go in `parameters` (`:name` with
     /// named values, or `?` with positional ones), never into the condition's text.
@@ -194,26 +210,6 @@ extension DatabaseSession {
     @_disfavoredOverload
     public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL) async throws -> T? {
         try await fetchOne(type, sql, decoder: RowDecoder())
-    }
-
-    /// The records of `T` matching an SQL condition written with interpolation, in primary key order: each
-    /// interpolated value is bound, never spliced (see ``SQL``).
-    ///
-    /// ```swift
-    /// let mine = try await session.fetchAll(Note.self, where: "author_id = \(authorID)")
-    /// ```
-    public func fetchAll<T: Model>(_ type: T.Type, where condition: SQL) async throws -> [T] {
-        try await fetchAll(QueryRequest<T>.matching(condition))
-    }
-
-    /// The first record of `T` matching an SQL condition written with interpolation, in primary key order, or nil.
-    public func fetchOne<T: Model>(_ type: T.Type, where condition: SQL) async throws -> T? {
-        try await fetchOne(QueryRequest<T>.matching(condition))
-    }
-
-    /// The number of rows of `T` matching an SQL condition written with interpolation.
-    public func count<T: Model>(_ type: T.Type, where condition: SQL) async throws -> Int {
-        try await fetchCount(QueryRequest<T>.matching(condition))
     }
 
     /// The records of `T` matching an SQL condition without parameters, in primary key order.

@@ -134,9 +134,30 @@ extension PostgresSession {
         return try await decodeAll(Record.self, try statement(update), decoder: RowDecoder())
     }
 
+    /// The models of `type` matching an SQL condition written with interpolation, in primary key order: each
+    /// interpolated value is bound, never spliced (see `SQL`).
+    ///
+    /// ```swift
+    /// let mine = try await db.fetchAll(Note.self, where: "author_id = \(authorID)")
+    /// ```
+    public func fetchAll<T: Model>(_ type: T.Type, where condition: SQL) async throws -> [T] {
+        try await fetchAll(QueryRequest<T>.matching(condition))
+    }
+
+    /// The first model of `type` matching an SQL condition written with interpolation, in primary key order, or
+    /// nil.
+    public func fetchOne<T: Model>(_ type: T.Type, where condition: SQL) async throws -> T? {
+        try await fetchOne(QueryRequest<T>.matching(condition))
+    }
+
+    /// The number of rows of `type` matching an SQL condition written with interpolation.
+    public func count<T: Model>(_ type: T.Type, where condition: SQL) async throws -> Int {
+        try await fetchCount(QueryRequest<T>.matching(condition))
+    }
+
     /// The models of `type` matching an SQL condition, in primary key order, as on SQLite. A condition written as
-    /// a literal, with or without interpolation, is ``SQL`` (`fetchAll(_:where:)` of ``DatabaseSession``): this
-    /// form takes a `String` only with `parameters`, or from a variable.
+    /// a literal, with or without interpolation, is `SQL` (the form above): this form takes a `String` only with
+    /// `parameters`, or from a variable.
     ///
     /// ```swift
     /// let recent = try await db.fetchAll(Note.self, where: "created_at > :since", parameters: ["since": yesterday])
