@@ -37,7 +37,7 @@ extension Database {
 
     /// The number of rows of `type` matching an SQL condition written with interpolation.
     public func count<T: Model>(_ type: T.Type, where condition: SQL) throws -> Int {
-        try fetchCount(QueryRequest<T>.matching(condition))
+        try fetchCount(T.filter(condition))
     }
 
     /// The models of `type` matching an SQL condition, in primary key order.

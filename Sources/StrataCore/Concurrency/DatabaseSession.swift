@@ -254,7 +254,7 @@ extension QueryRequest {
     }
 
     /// The rows of `Record` matching an SQL condition written with interpolation, in primary key order: what
-    /// `fetchAll(_:where:)`, `fetchOne(_:where:)` and `count(_:where:)` of ``SQL`` read on every backend.
+    /// `fetchAll(_:where:)` and `fetchOne(_:where:)` of ``SQL`` read on every backend.
     package static func matching(_ condition: SQL) -> QueryRequest<Record> {
         Record.filter(condition).order(Column(Record.primaryKeyColumn))
     }

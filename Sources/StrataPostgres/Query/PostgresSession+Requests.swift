@@ -152,7 +152,7 @@ extension PostgresSession {
 
     /// The number of rows of `type` matching an SQL condition written with interpolation.
     public func count<T: Model>(_ type: T.Type, where condition: SQL) async throws -> Int {
-        try await fetchCount(QueryRequest<T>.matching(condition))
+        try await fetchCount(T.filter(condition))
     }
 
     /// The models of `type` matching an SQL condition, in primary key order, as on SQLite. A condition written as
