@@ -190,8 +190,7 @@ public final class Database {
                     throw self.connection.abortedRefusal(sql: sqlite3_sql(statement).map { String(cString: $0) })
                 }
                 // As `Statement.commitsWrites(_:)`: a failed COMMIT of a transaction that only read is its error.
-                let committingWrites =
-                    transactionGuard.preparedCommit && sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
+                let committingWrites = transactionGuard.preparedCommit && holdsWriteTransaction(connection)
                 var stepped = sqlite3_step(statement)
                 while stepped == SQLITE_ROW {
                     stepped = sqlite3_step(statement)
@@ -200,8 +199,7 @@ public final class Database {
                     let sql = sqlite3_sql(statement).map { String(cString: $0) }
                     var error = DatabaseError.sqlite(stepped, connection: connection, sql: sql)
                     if committingWrites {
-                        error = error.atCommit(
-                            isStillInTransaction: sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE)
+                        error = error.atCommit(on: connection)
                     }
                     self.connection.recordFailure(error)
                     self.connection.observer?.failed(error, statement: statement, sql: sql)

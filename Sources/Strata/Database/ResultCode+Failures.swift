@@ -1,3 +1,5 @@
+internal import CSQLite
+
 extension ResultCode {
     /// Whether a `COMMIT` that failed with this code may have committed all the same.
     ///
@@ -43,12 +45,12 @@ extension DatabaseError {
     /// This error of a failed `COMMIT`, as the caller must read it: ``DatabaseError/Code/commitOutcomeUnknown`` when
     /// the transaction may have committed all the same, itself when it certainly did not.
     ///
-    /// - Parameter isStillInTransaction: Whether the connection still holds the write transaction after the failure
-    ///   (`sqlite3_txn_state` is `SQLITE_TXN_WRITE`): then nothing was committed, whatever the code. Not
-    ///   `sqlite3_get_autocommit`: after a `RELEASE` whose commit failed, SQLite leaves the connection out of
-    ///   autocommit mode although the commit went as far as it went and the write transaction is over.
-    func atCommit(isStillInTransaction: Bool) -> DatabaseError {
-        guard isRefusalByDatabase, !isStillInTransaction, let resultCode, resultCode.leavesCommitOutcomeUnknown else {
+    /// A `connection` that still holds the write transaction after the failure committed nothing, whatever the code
+    /// (see ``holdsWriteTransaction(_:)``).
+    func atCommit(on connection: OpaquePointer) -> DatabaseError {
+        guard isRefusalByDatabase, !holdsWriteTransaction(connection), let resultCode,
+            resultCode.leavesCommitOutcomeUnknown
+        else {
             return self
         }
         return DatabaseError(
@@ -56,4 +58,14 @@ extension DatabaseError {
             message: "the commit failed with \(message), so the transaction may or may not be committed; check the "
                 + "data before retrying", sql: sql, underlyingError: self)
     }
+}
+
+/// Whether `connection` holds a write transaction (`sqlite3_txn_state` is `SQLITE_TXN_WRITE`): before a commit,
+/// whether it has writes to commit; after a failed one, whether nothing was committed. Not `sqlite3_get_autocommit`:
+/// after a `RELEASE` whose commit failed, SQLite leaves the connection out of autocommit mode although the commit went
+/// as far as it went and the write transaction is over.
+///
+/// See https://www.sqlite.org/c3ref/txn_state.html
+func holdsWriteTransaction(_ connection: OpaquePointer) -> Bool {
+    sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
 }

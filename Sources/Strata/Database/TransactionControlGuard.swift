@@ -24,7 +24,7 @@ final class TransactionControlGuard {
     @exclusivity(unchecked) var preparedSavepoint = false
     /// Set by the authorizer when the statement being prepared is `COMMIT` (or `END`), or `RELEASE`, which commits
     /// when it releases the savepoint that began the transaction: a failure of it may leave the transaction committed
-    /// (see `DatabaseError.atCommit(isStillInTransaction:)`). Cleared with ``preparedTransactionControl``.
+    /// (see `DatabaseError.atCommit(on:)`). Cleared with ``preparedTransactionControl``.
     @exclusivity(unchecked) var preparedCommit = false
 
     /// Set by the authorizer when the statement being prepared inserts, updates or deletes rows.

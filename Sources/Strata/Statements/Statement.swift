@@ -83,7 +83,7 @@ public final class Statement {
     /// ends a failed block runs, so it is never refused as a statement after the failure (see `Database.runBlock`).
     private let isBlockControl: Bool
     /// Whether the statement is `COMMIT` or `RELEASE`, whose failure may leave the transaction committed (see
-    /// `DatabaseError.atCommit(isStillInTransaction:)`), when the transaction wrote (see ``commitsWrites(_:)``).
+    /// `DatabaseError.atCommit(on:)`), when the transaction wrote (see ``commitsWrites(_:)``).
     private let isCommit: Bool
 
     /// Whether the statement inserts, updates or deletes rows (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`, with or
@@ -237,7 +237,7 @@ public final class Statement {
     private func failure(_ result: Int32, connection handle: OpaquePointer, committingWrites: Bool) -> DatabaseError {
         var error = DatabaseError.sqlite(result, connection: handle, sql: sql)
         if committingWrites {
-            error = error.atCommit(isStillInTransaction: sqlite3_txn_state(handle, nil) == SQLITE_TXN_WRITE)
+            error = error.atCommit(on: handle)
         }
         connection.recordFailure(error)
         connection.observer?.failed(error, statement: self.handle, sql: sql)
@@ -289,10 +289,8 @@ public final class Statement {
     /// Whether this statement, about to run, may commit a transaction that wrote: only then can its failure leave
     /// the outcome unknown. A transaction that only read (a pool's `read`) wrote nothing to commit, so a failed
     /// `COMMIT` of it is the error it is.
-    ///
-    /// See https://www.sqlite.org/c3ref/txn_state.html
     private func commitsWrites(_ connection: OpaquePointer) -> Bool {
-        isCommit && sqlite3_txn_state(connection, nil) == SQLITE_TXN_WRITE
+        isCommit && holdsWriteTransaction(connection)
     }
 
     /// Throws when a block owns the connection's transaction: this statement, prepared before, is transaction control.

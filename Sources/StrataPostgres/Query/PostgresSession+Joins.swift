@@ -117,11 +117,11 @@ extension PostgresSession {
         _ request: QueryRequest<Record>, tables: Int, _ make: ([JoinedPart]) throws -> Value
     ) async throws -> [Value] {
         let statement = try statement(request.renderJoinSelect(dialect: PostgresDialect()))
-        return try await joinedRows(statement) { names, _ in
-            try QueryRequest<Record>.joinedColumns(names: names, tables: tables, sql: statement.sql)
-        } make: {
-            try make($0)
-        }
+        return try await joinedRows(
+            statement,
+            split: { names, _ in
+                try QueryRequest<Record>.joinedColumns(names: names, tables: tables, sql: statement.sql)
+            }, make: make)
     }
 
     /// Runs a join written as SQL and makes a value of each row's parts, one per model table of `tables`, split by
@@ -129,23 +129,23 @@ extension PostgresSession {
     private func joinedRows<Value>(
         _ statement: PostgresStatement, tables: [String], _ make: ([JoinedPart]) throws -> Value
     ) async throws -> [Value] {
-        try await joinedRows(statement) { names, columns in
-            // PostgreSQL's object id of each model's table, as its SQL names it; 0 when there is none.
-            let quoted = tables.map(quotedIdentifier)
-            let ids = try await fetchAll(
-                Int64.self,
-                """
-                SELECT coalesce(to_regclass(name)::oid::bigint, 0)
-                    FROM jsonb_array_elements_text(CAST(\(quoted) AS jsonb)) WITH ORDINALITY AS model (name, n)
-                    ORDER BY n
-                """)
-            let split = JoinedColumnSplit(
-                names: names,
-                origins: columns.map { $0.tableOID == 0 ? nil : Int64(UInt32(bitPattern: $0.tableOID)) })
-            return try split.columns(of: ids.map { $0 == 0 ? nil : $0 }, tableNames: tables, sql: statement.sql)
-        } make: {
-            try make($0)
-        }
+        try await joinedRows(
+            statement,
+            split: { names, columns in
+                // PostgreSQL's object id of each model's table, as its SQL names it; 0 when there is none.
+                let quoted = tables.map(quotedIdentifier)
+                let ids = try await fetchAll(
+                    Int64.self,
+                    """
+                    SELECT coalesce(to_regclass(name)::oid::bigint, 0)
+                        FROM jsonb_array_elements_text(CAST(\(quoted) AS jsonb)) WITH ORDINALITY AS model (name, n)
+                        ORDER BY n
+                    """)
+                let split = JoinedColumnSplit(
+                    names: names,
+                    origins: columns.map { $0.tableOID == 0 ? nil : Int64(UInt32(bitPattern: $0.tableOID)) })
+                return try split.columns(of: ids.map { $0 == 0 ? nil : $0 }, tableNames: tables, sql: statement.sql)
+            }, make: make)
     }
 
     /// Runs `statement` and makes a value of each row's parts, split by `split` (given the column names and their
