@@ -42,6 +42,6 @@ extension PostgresSession {
 
     /// `sql` in PostgreSQL's dialect: its values as `$n`, its named parameters numbered after them.
     func statement(_ sql: SQL) throws -> PostgresStatement {
-        try statement(sql.render(dialect: PostgresDialect()))
+        try statement(sql.rendered(for: PostgresDialect()))
     }
 }

@@ -98,6 +98,13 @@ struct PostgresRequestTextTests {
                     + #"(length(content) > $4 OR content = $5) ORDER BY "note"."content" DESC NULLS LAST, "note"."id" "#
                     + #"LIMIT $2 OFFSET $3"#)
             #expect(texts[1].hasPrefix(#"SELECT "note".*, NULL AS "strata_join_separator", "label".* FROM "note""#))
+            // The rendered request (the seam's `RenderedSQL`) is that text once the dialect numbers the names.
+            let rendered = try request.rendered(for: PostgresDialect())
+            #expect(rendered.sql.contains("length(content) > :n OR content = :word"))
+            #expect(rendered.values.map(\.databaseValue) == [.text("happy"), .integer(2), .integer(1)])
+            #expect(rendered.namedValues.mapValues(\.databaseValue) == ["n": .integer(2), "word": .text("pg")])
+            let sent = try PostgresDialect().statementText(rendered.sql, positionalValues: rendered.values.count)
+            #expect(sent == texts[0])
         }
     }
 

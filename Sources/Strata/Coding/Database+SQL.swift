@@ -98,7 +98,7 @@ extension Database {
     ///
     /// - Throws: `DatabaseError` when the SQL does not compile or a value cannot be bound.
     public func prepare(_ sql: SQL) throws -> Statement {
-        let rendered = try rendered(sql)
+        let rendered = try sql.rendered(for: SQLiteDialect())
         let statement = try prepare(query: rendered.sql)
         try statement.bind(rendered)
         return statement
@@ -109,20 +109,13 @@ extension Database {
     ///
     /// - Throws: `DatabaseError` when the SQL does not compile or a value cannot be bound.
     public func cachedStatement(_ sql: SQL) throws -> Statement {
-        let rendered = try rendered(sql)
+        let rendered = try sql.rendered(for: SQLiteDialect())
         let statement = try cachedStatement(query: rendered.sql)
         try statement.bind(rendered)
         return statement
     }
 
     // MARK: Internal
-
-    /// `sql` in SQLite's dialect; a failure of its rendering is thrown, naming the SQL.
-    private func rendered(_ sql: SQL) throws -> RenderedSQL {
-        let rendered = sql.render(dialect: SQLiteDialect())
-        if let failure = rendered.failure { throw failure.withSQL(rendered.sql) }
-        return rendered.rendered
-    }
 
     /// The cached statement of `sql`, bound; a failure of its rendering is thrown first, naming the SQL.
     func prepared(_ sql: SQL) throws -> Statement {

@@ -110,6 +110,23 @@ public struct QueryRequest<Record: Model>: Sendable {
         Self.statementText(renderSelect(dialect: dialect), dialect: dialect)
     }
 
+    /// The request's `SELECT` in `dialect`, as the backend that speaks it prepares it, and the values it binds: what
+    /// a backend runs to fetch the request's rows.
+    ///
+    /// ```swift
+    /// let select = try Note.filter(Column("mood") == "happy").limit(10).rendered(for: SQLiteDialect())
+    /// select.sql      // SELECT "note".* FROM "note" WHERE "note"."mood" = ? LIMIT ?
+    /// select.values   // ["happy", 10]
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError`` naming what cannot run, with the SQL: a negative limit, an identifier with a NUL
+    ///   character, a raw fragment's `?` without a value.
+    public func rendered(for dialect: some SQLDialect) throws -> RenderedSQL {
+        let (sql, rendered, failure) = renderSelect(dialect: dialect)
+        if let failure { throw failure.withSQL(sql) }
+        return rendered
+    }
+
     /// The text of the request's join `SELECT` (``renderJoinSelect(separator:dialect:)``) that `dialect`'s backend
     /// sends.
     package func joinSQL(for dialect: some SQLDialect) -> String {

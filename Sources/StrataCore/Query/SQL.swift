@@ -86,6 +86,23 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         }
     }
 
+    /// The SQL in `dialect`, as the backend that speaks it prepares it, and the values it binds.
+    ///
+    /// ```swift
+    /// let mood = "happy"
+    /// let query = try SQL("SELECT * FROM \(identifier: "note") WHERE mood = \(mood)").rendered(for: SQLiteDialect())
+    /// query.sql      // SELECT * FROM "note" WHERE mood = ?
+    /// query.values   // ["happy"]
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError`` naming what cannot run, with the SQL: a `?` without a value, a value
+    ///   interpolated inside quotes, an identifier with a NUL character.
+    public func rendered(for dialect: some SQLDialect) throws -> RenderedSQL {
+        let (sql, rendered, failure) = render(dialect: dialect)
+        if let failure { throw failure.withSQL(sql) }
+        return rendered
+    }
+
     /// The SQL in `dialect`, with its values in placeholder order and its named values, and the failure to throw
     /// instead of running it (a `?` without a value, an identifier with a NUL character).
     package func render(dialect: any SQLDialect) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {

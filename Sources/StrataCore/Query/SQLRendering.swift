@@ -85,12 +85,36 @@ package func quotedIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
-/// The SQL of a request or expression and the values it binds, in placeholder order, with the named values of
-/// raw fragments.
-package struct RenderedSQL: Sendable {
-    package var sql: String
+/// SQL in one dialect, as a backend prepares it, and the values it binds there: what an ``SQL`` value
+/// (``SQL/rendered(for:)``) or a request (``QueryRequest/rendered(for:)``) gives the backend that runs it. No value
+/// is ever in the text.
+///
+/// ```swift
+/// let request = Note.filter(Column("mood") == "happy").limit(10)
+/// let select = try request.rendered(for: SQLiteDialect())
+/// select.sql      // SELECT "note".* FROM "note" WHERE "note"."mood" = ? LIMIT ?
+/// select.values   // ["happy", 10]
+/// ```
+public struct RenderedSQL: Sendable {
+    /// The text: the dialect's ``SQLDialect/placeholder(_:)`` for each of ``values``, and the `:name` of each of
+    /// ``namedValues`` as the SQL wrote it (in a raw fragment, or `SQL(sql:parameters:)`). A backend sends
+    /// ``SQLDialect/statementText(_:positionalValues:)`` of it, which numbers the names for a database that has
+    /// none.
+    public package(set) var sql: String
     package var positional: [SQLValue]
     package var named: [String: SQLValue]
+
+    /// The value of each ``SQLDialect/placeholder(_:)`` of ``sql``, in order: `values[0]` is placeholder 1.
+    public var values: [any DatabaseValueConvertible & Sendable] { positional.map(\.value) }
+
+    /// The value of each named parameter of ``sql``, by its name without the colon.
+    public var namedValues: [String: any DatabaseValueConvertible & Sendable] { named.mapValues(\.value) }
+
+    package init(sql: String, positional: [SQLValue], named: [String: SQLValue]) {
+        self.sql = sql
+        self.positional = positional
+        self.named = named
+    }
 }
 
 /// Builds SQL text and collects its bound values. A failure (an identifier with a NUL character, two raw

@@ -1,30 +1,59 @@
-/// The SQL of one model type, built once per connection from its coding keys (SQLite keeps it with its prepared
-/// statements, in `RecordStatements`: a row of a batch insert costs no SQL hashing or preparing).
+/// The record statements of one model type in one dialect: the `INSERT`, `UPDATE`, upsert and `DELETE` that
+/// `insert`, `update`, `upsert` and `delete` run, for the coding keys a model encodes.
 ///
-/// Its SQL names each parameter after its coding key (`:createdAt` in SQLite); StrataPostgres builds it with the
-/// PostgreSQL dialect and sends the named parameters as `$n`.
-package final class RecordSQL {
-    /// Coding keys in encoding order, and the column each maps to.
-    package let keys: [String]
-    package let columns: [String]
+/// Each statement names its parameters after the coding keys, in the dialect's ``SQLDialect/namedPlaceholder(_:)``
+/// (`:createdAt`), so a backend binds a model with ``StatementEncoder/encode(_:to:)`` and a ``ParameterBinder``
+/// that finds each key's parameter by that name; the columns are the keys through the model's key strategy. SQLite
+/// builds one per type and connection and keeps it with its prepared statements; StrataPostgres sends the named
+/// parameters as `$n`.
+///
+/// ```swift
+/// let record = try RecordSQL(for: note, dialect: SQLiteDialect())
+/// record.insert   // INSERT INTO "note" ("id", "content") VALUES (:id, :content)
+/// record.update   // UPDATE "note" SET "content" = :content WHERE "id" = :id
+/// ```
+public final class RecordSQL: Sendable {
+    /// The coding keys, in the order the model encodes them.
+    public let keys: [String]
+    /// The column of each of ``keys``, through the model's key strategy.
+    public let columns: [String]
     /// The coding key of the primary key.
-    package let primaryKeyKey: String
-    package let insert: String
-    package let update: String
-    package let upsert: String
-    package let delete: String
-    /// `insert` and `upsert` with `DEFAULT` in place of the primary key's parameter, for a dialect whose key column
-    /// assigns its value only when the insert leaves it to its default (PostgreSQL's `serial` and identity columns;
-    /// an explicit NULL there is a NOT NULL violation). SQLite never runs these: NULL in an `INTEGER PRIMARY KEY`
-    /// assigns the rowid.
-    package let insertDefaultingKey: String
-    package let upsertDefaultingKey: String
-    /// What the dialect appends to return the written row.
-    package let returning: String
+    public let primaryKeyKey: String
+    /// `INSERT INTO table (columns) VALUES (parameters)`.
+    public let insert: String
+    /// `UPDATE table SET column = parameter, ... WHERE key = parameter`: every column but the key.
+    public let update: String
+    /// ``insert`` followed by the dialect's ``SQLDialect/upsertClause(conflictColumn:columns:)`` on the key.
+    public let upsert: String
+    /// `DELETE FROM table WHERE key = parameter`.
+    public let delete: String
+    /// ``insert`` with `DEFAULT` in place of the primary key's parameter, for a dialect whose key column assigns its
+    /// value only when the insert leaves it to its default (PostgreSQL's `serial` and identity columns; an explicit
+    /// NULL there is a NOT NULL violation). SQLite never runs it: NULL in an `INTEGER PRIMARY KEY` assigns the rowid.
+    public let insertDefaultingKey: String
+    /// ``upsert`` with `DEFAULT` in place of the primary key's parameter, as ``insertDefaultingKey``.
+    public let upsertDefaultingKey: String
+    /// What the dialect appends to a write to return the row written (``SQLDialect/returningAllColumns``).
+    public let returning: String
     /// The 1-based index of the primary key parameter in `insert`.
     package let insertPrimaryKeyParameter: Int32
 
-    package init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect) throws {
+    /// The record statements of `model`'s type for the coding keys `model` encodes (a nil optional is a key too).
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` when the type has no table name, no key for its primary key,
+    ///   or a coding key that cannot name a parameter (letters, digits and underscores only); the error `model`'s
+    ///   `encode(to:)` throws.
+    public convenience init<T: Model>(for model: T, dialect: some SQLDialect) throws {
+        let collector = KeyCollector()
+        try model.encode(to: collector)
+        try self.init(for: T.self, keys: collector.keys, dialect: dialect)
+    }
+
+    /// The record statements of `type` for `keys`, its coding keys in the order its values bind.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` when the type has no table name, `keys` has no key for its
+    ///   primary key, or a key cannot name a parameter (letters, digits and underscores only).
+    public init<T: Model>(for type: T.Type, keys: [String], dialect: some SQLDialect) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }
@@ -81,16 +110,30 @@ package final class RecordSQL {
     }
 }
 
-/// The SQL of one model type that needs only its table and primary key, built once per connection.
-@usableFromInline
-package final class TableSQL {
-    package let table: String
-    package let primaryKey: String
-    package let find: String
-    package let fetchAll: String
-    package let deleteByID: String
+/// The statements of one model type that need only its table and primary key: `find`, `fetchAll` of the type and
+/// `delete` by key, in one dialect. SQLite builds them once per type and connection.
+///
+/// ```swift
+/// let table = try TableSQL(for: Note.self, dialect: SQLiteDialect())
+/// table.find   // SELECT * FROM "note" WHERE "id" = ?
+/// ```
+public final class TableSQL: Sendable {
+    /// The quoted table name.
+    public let table: String
+    /// The quoted primary key column.
+    public let primaryKey: String
+    /// The row whose key is the one bound value (the dialect's ``SQLDialect/placeholder(_:)`` 1).
+    public let find: String
+    /// Every row, in primary key order.
+    public let fetchAll: String
+    /// Deletes the row whose key is the one bound value.
+    public let deleteByID: String
 
-    package init<T: Model>(for type: T.Type, dialect: some SQLDialect) throws {
+    /// The statements of `type`.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` when the type has no table name, or a name has a NUL
+    ///   character.
+    public init<T: Model>(for type: T.Type, dialect: some SQLDialect) throws {
         guard !T.tableName.isEmpty else {
             throw DatabaseError(code: .invalidArgument, message: "\(T.self).tableName is empty")
         }

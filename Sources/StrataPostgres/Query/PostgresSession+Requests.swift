@@ -215,15 +215,19 @@ extension PostgresSession {
     /// The request's SELECT in PostgreSQL's dialect, with its values in `$n` order: the request's own values,
     /// then the named values of its raw fragments.
     func select(_ request: QueryRequest<some Model>) throws -> PostgresStatement {
-        try statement(request.renderSelect(dialect: PostgresDialect()))
+        try statement(request.rendered(for: PostgresDialect()))
     }
 
-    /// A rendered request as a statement: the named parameters of its raw fragments numbered after its own `$n`.
+    /// A rendered request as a statement, or the failure of its rendering.
     func statement(_ select: (sql: String, rendered: RenderedSQL, failure: DatabaseError?)) throws
         -> PostgresStatement
     {
         if let failure = select.failure { throw failure.withSQL(select.sql) }
-        let rendered = select.rendered
+        return try statement(select.rendered)
+    }
+
+    /// Rendered SQL as a statement: the named parameters of its raw fragments numbered after its own `$n`.
+    func statement(_ rendered: RenderedSQL) throws -> PostgresStatement {
         let text = try PostgresStatementText(
             rendered.sql, positionalCount: rendered.positional.count, questionMarks: false)
         var values = try rendered.positional.map { try PostgresValue.make(convertible: $0.value) }

@@ -129,9 +129,7 @@ extension PostgresSession {
 
     /// The record SQL of `model`'s type for the keys `model` encodes, and its values named by coding key.
     private func recordSQL<T: Model>(for model: T) throws -> (RecordSQL, [String: PostgresValue]) {
-        let collector = KeyCollector()
-        try model.encode(to: collector)
-        let record = try RecordSQL(for: T.self, keys: collector.keys, dialect: PostgresDialect())
+        let record = try RecordSQL(for: model, dialect: PostgresDialect())
         // Record SQL names each parameter after its coding key, not its column.
         return (record, try PostgresParameterEncoder().encode(model))
     }

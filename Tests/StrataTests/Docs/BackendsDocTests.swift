@@ -188,3 +188,74 @@ import Testing
     #expect(ids == [3, 1])
     #expect(try db.fetchAll(recent).map(\.id) == [3, 1])
 }
+
+@Test("Backends.md: requests, SQL values and records render as text and values") func backendsRenderedSQL() throws {
+    // snippet: docs/Backends.md 4
+    struct Reading: Model {
+        static let tableName = "reading"
+        var id: Int64?
+        var sensorId: Int64
+        var value: Double
+    }
+
+    let warm = try Reading.filter(Column("value") > 30.0).limit(5).rendered(for: SQLiteDialect())
+    print(warm.sql)      // SELECT "reading".* FROM "reading" WHERE "reading"."value" > ? LIMIT ?
+    print(warm.values)   // [30.0, 5]
+
+    let sensor: Int64 = 7
+    let latest = try SQL("SELECT max(id) FROM \(identifier: "reading") WHERE sensorId = \(sensor)")
+        .rendered(for: SQLiteDialect())
+    print(latest.sql)    // SELECT max(id) FROM "reading" WHERE sensorId = ?
+    print(latest.values) // [7]
+
+    let record = try RecordSQL(for: Reading(id: nil, sensorId: 7, value: 21.5), dialect: SQLiteDialect())
+    print(record.insert) // INSERT INTO "reading" ("id", "sensorId", "value") VALUES (:id, :sensorId, :value)
+    print(record.update) // UPDATE "reading" SET "sensorId" = :sensorId, "value" = :value WHERE "id" = :id
+    // end snippet
+    #expect(warm.sql == #"SELECT "reading".* FROM "reading" WHERE "reading"."value" > ? LIMIT ?"#)
+    #expect(warm.values.map(\.databaseValue) == [.real(30), .integer(5)])
+    #expect(latest.sql == #"SELECT max(id) FROM "reading" WHERE sensorId = ?"#)
+    #expect(latest.values.map(\.databaseValue) == [.integer(7)])
+    #expect(record.insert == #"INSERT INTO "reading" ("id", "sensorId", "value") VALUES (:id, :sensorId, :value)"#)
+    #expect(record.update == #"UPDATE "reading" SET "sensorId" = :sensorId, "value" = :value WHERE "id" = :id"#)
+
+    // SQLite runs them as rendered: the record's insert bound by name, the request's SELECT by position.
+    let db = try Database()
+    try db.execute(query: "CREATE TABLE reading (id INTEGER PRIMARY KEY, sensorId INTEGER, value REAL)")
+    for value in [21.5, 31.5, 35.0] {
+        try db.execute(query: record.insert, parameters: ["id": nil, "sensorId": sensor, "value": value])
+    }
+    let select = try db.prepare(query: warm.sql)
+    try select.bind(warm.values)
+    var ids: [Int64] = []
+    while let row = try select.next() { ids.append(try row[0]) }
+    #expect(ids == [2, 3])
+    let newest = try db.prepare(query: latest.sql)
+    try newest.bind(latest.values)
+    #expect(try newest.next()?[0] == Int64(3))
+}
+
+@Test("Rendering that cannot run throws a DatabaseError naming it, before anything runs")
+func renderedSQLFailures() throws {
+    struct Reading: Model {
+        static let tableName = "reading"
+        var id: Int64?
+    }
+    #expect {
+        try Reading.all().limit(-1).rendered(for: SQLiteDialect())
+    } throws: { error in
+        (error as? DatabaseError)?.code == .invalidArgument && (error as? DatabaseError)?.sql != nil
+    }
+    let mood = "happy"
+    #expect {
+        try SQL("SELECT * FROM note WHERE mood = '\(mood)'").rendered(for: SQLiteDialect())
+    } throws: { error in
+        (error as? DatabaseError)?.sql == "SELECT * FROM note WHERE mood = '?'"
+            && !"\(error)".contains("happy")
+    }
+    #expect {
+        try RecordSQL(for: Reading.self, keys: ["value"], dialect: SQLiteDialect())
+    } throws: { error in
+        (error as? DatabaseError)?.code == .invalidArgument && "\(error)".contains("primary key")
+    }
+}
