@@ -110,6 +110,17 @@ public final class PostgresPool: DatabaseWriter, Service {
         }
     }
 
+    /// Refused: StrataPostgres does not see commits yet (`LISTEN`/`NOTIFY` is to come), so an observation of a
+    /// `PostgresPool` throws before its first read rather than miss a commit.
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument``.
+    public func commitNotifications() throws -> AsyncThrowingStream<Void, any Error> {
+        throw DatabaseError(
+            code: .invalidArgument,
+            message: "observation is not available on PostgreSQL yet: a PostgresPool does not see other clients' "
+                + "commits, so observe would miss them; read again when you need fresh results")
+    }
+
     /// Whether ``close()`` has been called: from then on new requests throw ``DatabaseError/Code/connectionClosed``.
     public var isClosed: Bool {
         primary.isClosed

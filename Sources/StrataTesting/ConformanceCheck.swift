@@ -84,6 +84,13 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     /// error's description does not quote the bound values.
     case constraintErrors
 
+    /// `observe` emits the current result at once, then the result after each commit that changes it, once: through
+    /// `write`, `writeWithoutTransaction`, a batch insert, `updateAll` and `deleteAll`; a rolled-back write, a read
+    /// and a commit to another table emit nothing; a burst of 1,000 commits ends on the last one's result; leaving
+    /// the loop leaves the writer usable; closing the writer ends the loop. A backend that cannot see commits passes
+    /// by refusing: `observe` throws its `DatabaseError` before any result.
+    case observation
+
     public var description: String { rawValue }
 
     /// Runs the check on a fresh writer of `backend`, then closes and disposes of it.
@@ -137,6 +144,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .writtenRowsThatDoNotDecode: try await WrittenRowsChecks.run(writer)
         case .generatedRecords: try await GeneratedRecordChecks.run(writer, of: backend)
         case .constraintErrors: try await Checks.constraintErrors(writer)
+        case .observation: try await ObservationChecks.run(writer)
         }
     }
 }

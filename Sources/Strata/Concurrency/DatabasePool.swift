@@ -40,6 +40,10 @@ public final class DatabasePool: Sendable {
     let readers: ConnectionPool
     /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
     private let checkpointer: Checkpointer?
+    /// Hears of the writer's commits, for observations (see ``commitNotifications()``).
+    private let commits: CommitBroadcast
+    /// Finds the commits of other processes while something observes the pool; nil when none write the file.
+    private let otherProcessCommits: OtherProcessCommits?
 
     /// Opens the database file at `path`, creating it when missing, with one writer and `readers` reader
     /// connections, and switches it to WAL mode.
@@ -60,6 +64,9 @@ public final class DatabasePool: Sendable {
     ///     ``SynchronousMode``). `configure` can still change it.
     ///   - observability: What the pool reports: its connections' statements (logs, spans, metrics), and each `read`
     ///     and `write` as a span with the pool's metrics (see `DatabaseObservability`). Nothing by default.
+    ///   - otherProcessCheckInterval: How often the pool checks, while something observes it (`observe`), for commits
+    ///     that other processes make to the file: the most an observation lags behind one. Commits through the pool
+    ///     are seen at once. nil when no other process writes the file.
     ///   - configure: Runs once on each connection as it opens, writer first: set strategies, the busy timeout or
     ///     pragmas there. Reader connections are read-only, so a pragma that writes the file belongs on the writer
     ///     (use ``writeWithoutTransaction(_:)-18umu``). It runs again on the connections the pool opens to replace those
@@ -71,6 +78,7 @@ public final class DatabasePool: Sendable {
         readers: Int = 4,
         synchronous: SynchronousMode = .full,
         observability: DatabaseObservability = DatabaseObservability(),
+        otherProcessCheckInterval: Duration? = .milliseconds(100),
         configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         guard !Self.isInMemory(path) else {
@@ -89,6 +97,11 @@ public final class DatabasePool: Sendable {
         // The connections an I/O error may have broken are renewed together, each opened as it was first (see
         // `SerialConnection` and `ConnectionFamily`).
         let family = ConnectionFamily()
+        let commits = CommitBroadcast()
+        self.commits = commits
+        self.otherProcessCommits = otherProcessCheckInterval.map {
+            OtherProcessCommits(path: path, interval: $0, commits: commits)
+        }
         let checkpointer = try Checkpointer.takingOver(from: writerDatabase, family: family)
         let reopenWriter: @Sendable () throws -> sending Database = {
             let database = try Self.openWriter(
@@ -110,7 +123,10 @@ public final class DatabasePool: Sendable {
         self.path = path
         self.readerCount = readers
         self.writer = ConnectionPool(
-            [SerialConnection(writerDatabase, label: "strata.pool.writer", reopen: reopenWriter, family: family)],
+            [
+                SerialConnection(
+                    writerDatabase, label: "strata.pool.writer", reopen: reopenWriter, family: family, commits: commits)
+            ],
             kind: "writer", observability: observability)
         self.readers = ConnectionPool(readerConnections, kind: "reader", observability: observability)
         self.observability = observability
@@ -235,11 +251,28 @@ public final class DatabasePool: Sendable {
     public func close() async {
         writer.beginClosing()
         readers.beginClosing()
+        commits.finish()
+        await otherProcessCommits?.stop()
         // Readers and the checkpointer first: the writer, closing last, checkpoints the WAL into the database file
         // and removes it.
         await readers.closeConnections()
         await checkpointer?.close()
         await writer.closeConnections()
+    }
+
+    /// An element after each commit to the database file, once a new `read` sees it (see
+    /// `DatabaseReader.commitNotifications()`): what an observation waits for. Anything the pool's writer commits (a
+    /// `write`, each statement of a `writeWithoutTransaction`, a pausable write, a migration) at once; what other
+    /// processes commit within the pool's `otherProcessCheckInterval`. Ends when the pool closes.
+    public func commitNotifications() async -> AsyncThrowingStream<Void, any Error> {
+        let notifications = commits.listen()
+        await otherProcessCommits?.start()
+        return notifications
+    }
+
+    /// How many observations listen for the writer's commits: for tests that check an observation stops listening.
+    package var commitListenerCount: Int {
+        commits.listenerCount
     }
 
     /// How many tasks wait for the writer connection: for tests that need work queued before they go on.

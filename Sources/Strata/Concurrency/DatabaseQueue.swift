@@ -29,6 +29,11 @@ public final class DatabaseQueue: Sendable {
     public let observability: DatabaseObservability
 
     let connection: ConnectionPool
+    /// Hears of the connection's commits, for observations (see ``commitNotifications()``).
+    private let commits: CommitBroadcast
+    /// Finds the commits of other processes while something observes the queue; nil for an in-memory database, or
+    /// when none write the file.
+    private let otherProcessCommits: OtherProcessCommits?
 
     /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:busyTimeout:)``
     /// does.
@@ -43,12 +48,16 @@ public final class DatabaseQueue: Sendable {
     ///     crash of the process, and commits faster (see ``SynchronousMode``). `configure` can still change it.
     ///   - observability: What the queue reports: its statements (logs, spans, metrics), and each `read` and `write`
     ///     as a span with the queue's metrics (see `DatabaseObservability`). Nothing by default.
+    ///   - otherProcessCheckInterval: How often the queue checks, while something observes it (`observe`), for
+    ///     commits that other processes make to the file: the most an observation lags behind one. Commits through the
+    ///     queue are seen at once. nil when no other process writes the file; an in-memory database has none.
     ///   - configure: Runs once on the connection as it opens: set strategies, the busy timeout or pragmas there. It
     ///     runs again on a connection the queue opens to replace one an I/O error broke.
     /// - Throws: A `DatabaseError` when the file cannot be opened; the error `configure` throws.
     public init(
         path: String, synchronous: SynchronousMode = .full,
         observability: DatabaseObservability = DatabaseObservability(),
+        otherProcessCheckInterval: Duration? = .milliseconds(100),
         configure: (@Sendable (Database) throws -> Void)? = nil
     ) throws {
         let open: @Sendable () throws -> sending Database = {
@@ -60,12 +69,18 @@ public final class DatabaseQueue: Sendable {
         }
         let database = try open()
         self.path = database.path
+        let commits = CommitBroadcast()
+        self.commits = commits
         // A connection an I/O error may have broken is replaced by one opened the same way (see `SerialConnection`),
         // except an in-memory database's: its data lives in that one connection.
         let inMemory = DatabasePool.isInMemory(path)
+        self.otherProcessCommits =
+            inMemory
+            ? nil
+            : otherProcessCheckInterval.map { OtherProcessCommits(path: path, interval: $0, commits: commits) }
         self.connection = ConnectionPool(
-            [SerialConnection(database, label: "strata.queue", reopen: inMemory ? nil : open)], kind: "queue",
-            observability: observability)
+            [SerialConnection(database, label: "strata.queue", reopen: inMemory ? nil : open, commits: commits)],
+            kind: "queue", observability: observability)
         self.observability = observability
     }
 
@@ -73,9 +88,13 @@ public final class DatabaseQueue: Sendable {
     /// busy timeout), which the queue closes; a connection an I/O error broke is not replaced.
     package init(opened database: consuming sending Database) {
         self.path = database.path
+        let commits = CommitBroadcast()
+        self.commits = commits
+        self.otherProcessCommits = nil
         let observability = DatabaseObservability()
         self.connection = ConnectionPool(
-            [SerialConnection(database, label: "strata.queue")], kind: "queue", observability: observability)
+            [SerialConnection(database, label: "strata.queue", commits: commits)], kind: "queue",
+            observability: observability)
         self.observability = observability
     }
 
@@ -214,6 +233,22 @@ public final class DatabaseQueue: Sendable {
     /// Calling it again, or from several tasks, is safe: each call returns once the connection is closed.
     public func close() async {
         connection.beginClosing()
+        commits.finish()
+        await otherProcessCommits?.stop()
         await connection.closeConnections()
+    }
+
+    /// An element after each commit to the database, once a new `read` sees it (see
+    /// `DatabaseReader.commitNotifications()`): what an observation waits for. What the queue commits at once; what
+    /// other processes commit to its file within the queue's `otherProcessCheckInterval`. Ends when the queue closes.
+    public func commitNotifications() async -> AsyncThrowingStream<Void, any Error> {
+        let notifications = commits.listen()
+        await otherProcessCommits?.start()
+        return notifications
+    }
+
+    /// How many observations listen for the queue's commits: for tests that check an observation stops listening.
+    package var commitListenerCount: Int {
+        commits.listenerCount
     }
 }

@@ -29,14 +29,20 @@ final class SerialConnection: Sendable {
     private let memberIndex: Int
     /// The family's generation the connection was opened in (see ``ConnectionFamily``); written on its queue only.
     private let openedGeneration: Atomic<Int>
+    /// Told, after each piece of work on the connection, that a transaction that wrote committed during it: the
+    /// commit is then visible to every connection (see `Connection.takeCommit()`).
+    private let commits: CommitBroadcast?
 
     /// - Parameters:
     ///   - reopen: Opens a connection to replace a broken one; nil for one that cannot be replaced.
     ///   - family: The connections to the same file renewed with this one; a family of its own when nil.
+    ///   - commits: What hears of the commits made on the connection; nil for a connection that cannot write.
     init(
         _ database: consuming sending Database, label: String,
-        reopen: (@Sendable () throws -> sending Database)? = nil, family: ConnectionFamily? = nil
+        reopen: (@Sendable () throws -> sending Database)? = nil, family: ConnectionFamily? = nil,
+        commits: CommitBroadcast? = nil
     ) {
+        self.commits = commits
         database.isOwnedByPool = true
         self.database = Mutex(database)
         self.queue = DispatchQueue(label: label)
@@ -88,8 +94,17 @@ final class SerialConnection: Sendable {
     func runSuspending<Output>(_ body: (Database) async throws -> Output, done: () -> Void) async throws -> Output {
         try await withTaskExecutorPreference(executor) {
             // On the connection's queue from here: the task's jobs go to its preferred executor.
-            defer { done() }
-            let lent = try lend()
+            let lent: LentDatabase
+            do {
+                lent = try lend()
+            } catch {
+                done()
+                throw error
+            }
+            defer {
+                announceCommit(on: lent.database)
+                done()
+            }
             return try await body(lent.database)
         }
     }
@@ -116,6 +131,7 @@ final class SerialConnection: Sendable {
                         current.abandon(throwing: failure)
                     } else {
                         current.run(on: database)
+                        self.announceCommit(on: database)
                     }
                 }
                 job = next()
@@ -124,12 +140,18 @@ final class SerialConnection: Sendable {
         }
     }
 
+    /// Tells ``commits`` when a transaction that wrote committed on `database` during the work that just ended.
+    private func announceCommit(on database: Database) {
+        if database.connection.takeCommit() { commits?.announce() }
+    }
+
     /// Runs `body` with the connection on the connection's queue, later, without waiting for it.
     func submit(_ body: @escaping @Sendable (Database) -> Void) {
         queue.async {
             self.database.withLock { database in
                 if self.renewIfNeeded(&database) == nil {
                     body(database)
+                    self.announceCommit(on: database)
                 }
             }
         }

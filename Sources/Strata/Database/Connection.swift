@@ -74,9 +74,30 @@ final class Connection {
     /// while there was none. A ``DatabasePool`` or ``DatabaseQueue`` replaces such a connection before its next use.
     @exclusivity(unchecked) var brokenBy: ResultCode?
 
+    /// Set by SQLite's commit hook when a transaction that wrote commits on this connection; read and cleared by
+    /// ``takeCommit()`` when the work of a pool or queue ends (the hook runs inside the statement that commits, on the
+    /// connection's thread, before the commit is visible to other connections). A read-only transaction or a rollback
+    /// never sets it.
+    ///
+    /// See https://www.sqlite.org/c3ref/commit_hook.html
+    @exclusivity(unchecked) private var hasCommitted = false
+
     init(handle: OpaquePointer) {
         self.handle = handle
         transactionGuard.install(on: handle)
+        sqlite3_commit_hook(
+            handle,
+            { context in
+                if let context { Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().hasCommitted = true }
+                return 0  // 0 lets the commit go on.
+            },
+            Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Whether a transaction that wrote has committed on this connection since the last call.
+    func takeCommit() -> Bool {
+        defer { hasCommitted = false }
+        return hasCommitted
     }
 
     deinit {

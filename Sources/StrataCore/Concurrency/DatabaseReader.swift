@@ -34,6 +34,21 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
     /// from a one-column row), streamed as ``stream(_:)`` streams a request's records.
     func stream<T: Decodable & Sendable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder) -> RowStream<T>
 
+    /// An element after each commit that may have changed the database, from the moment of the call: what an
+    /// observation (``DatabaseObservation``, from `observe`) waits for between two reads. The backend's side of
+    /// observation.
+    ///
+    /// - Returns once listening has begun: a commit from then on is followed by an element.
+    /// - An element comes once the commit is visible to a new `read`.
+    /// - Commits made while no element is taken are **coalesced**: the consumer gets one element for all of them,
+    ///   never a queue.
+    /// - A transaction that rolls back, and a `read`, yield nothing.
+    /// - The sequence finishes when the reader is closed, and stops listening when its consumer stops iterating.
+    ///
+    /// - Throws: ``DatabaseError`` when the backend cannot see commits (StrataPostgres, for now: see
+    ///   docs/PostgreSQL.md); an observation then throws it before its first read.
+    func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error>
+
     /// Closes the connections once the work asked for has finished: new work throws
     /// ``DatabaseError/Code/connectionClosed`` at once. Calling it again is safe.
     func close() async

@@ -1,0 +1,116 @@
+internal import CSQLite
+
+/// Finds the commits that other processes make to a database file, for the observations of a pool or queue: while
+/// anything listens to ``CommitBroadcast``, it reads `PRAGMA data_version` on a read-only connection of its own every
+/// `interval`, and announces a commit whenever the value changed.
+///
+/// - The value changes with any other connection's commit, the pool's own writer's included, so a commit of the pool
+///   may be announced twice (once by the writer, once here); an observation then reads once more and, for an
+///   `Equatable` result, emits nothing.
+/// - ``start()`` returns once the value has been read, so a commit made after an observation started listening and
+///   before its first read changes the value from there, and is announced.
+/// - It stops once nothing listens, closing its connection, and starts again with the next listener.
+///
+/// See https://www.sqlite.org/pragma.html#pragma_data_version
+final class OtherProcessCommits: Sendable {
+    private struct State {
+        /// The polling task while it runs; nil when stopped.
+        var task: Task<Void, Never>?
+        /// Whether the running task has read the value once.
+        var hasFirstValue = false
+        /// The callers of ``start()`` waiting for the first value.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Set for good by ``stop()``.
+        var isStopped = false
+    }
+
+    private let path: String
+    private let interval: Duration
+    private let commits: CommitBroadcast
+    private let state = LockedValue(State())
+
+    init(path: String, interval: Duration, commits: CommitBroadcast) {
+        self.path = path
+        self.interval = interval
+        self.commits = commits
+    }
+
+    /// Starts polling unless it runs, and returns once the value has been read (or could not be, or polling stopped):
+    /// called once something listens, before its first read.
+    func start() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.isStopped || (state.task != nil && state.hasFirstValue) { return true }
+                state.waiters.append(continuation)
+                if state.task == nil {
+                    state.hasFirstValue = false
+                    state.task = Task { await self.poll() }
+                }
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Stops polling for good and waits for the poll under way: the pool or queue is closing.
+    func stop() async {
+        let (task, waiters) = state.withLock { state in
+            state.isStopped = true
+            defer { state.waiters = [] }
+            return (state.task, state.waiters)
+        }
+        for waiter in waiters { waiter.resume() }
+        task?.cancel()
+        await task?.value
+    }
+
+    private func poll() async {
+        var connection: SerialConnection?
+        var lastVersion: Int64?
+        while keepPolling() {
+            do {
+                if connection == nil {
+                    // Opened on the cooperative pool: a few system calls, once per start.
+                    connection = SerialConnection(
+                        try Database(path: path, readOnly: true), label: "strata.other-process-commits")
+                }
+                let version = try await connection?.perform { db in
+                    try db.fetchOne(Int64.self, query: "PRAGMA data_version")
+                }
+                if let lastVersion, version != lastVersion {
+                    commits.announce()
+                }
+                lastVersion = version
+            } catch {
+                // Tried again after the interval, on a new connection. What changed meanwhile cannot be known: the
+                // next value read is announced.
+                await connection?.close()
+                connection = nil
+                if lastVersion != nil { lastVersion = -1 }
+            }
+            let waiters = state.withLock { state in
+                state.hasFirstValue = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+            try? await Task.sleep(for: interval)
+        }
+        await connection?.close()
+    }
+
+    /// Whether to poll again: while anything listens and ``stop()`` has not run. Otherwise marks the task ended, under
+    /// the same lock as ``start()``, so that a listener that comes meanwhile starts a new one.
+    private func keepPolling() -> Bool {
+        let (keep, waiters) = state.withLock { state in
+            guard !state.isStopped, !Task.isCancelled, commits.listenerCount > 0 else {
+                if !state.isStopped { state.task = nil }
+                defer { state.waiters = [] }
+                return (false, state.waiters)
+            }
+            return (true, [])
+        }
+        for waiter in waiters { waiter.resume() }
+        return keep
+    }
+}

@@ -1,0 +1,127 @@
+/// A query's results that follow the data: what `observe` returns on every ``DatabaseReader``. An asynchronous
+/// sequence whose first element is the current result, read at once, and each next one the result read again after
+/// a commit that may have changed it.
+///
+/// ```swift
+/// for try await notes in pool.observe(Note.filter(Column("mood") == "happy").order(Column("id"))) {
+///     render(notes)
+/// }
+/// ```
+///
+/// - **No commit is missed.** The observation listens for commits before its first read, so a commit made at any
+///   moment after iteration begins is followed by a read that sees it: the last element after a burst of commits is
+///   the result as of the last one.
+/// - **Each result is one consistent snapshot**, read in a `read` (writes refused), after the commit that caused it.
+/// - **Equal results are emitted once**: when the result is `Equatable`, a read that finds what was emitted last
+///   emits nothing. A result that is not `Equatable` is emitted after every commit that may have changed it.
+/// - **A slow consumer gets the latest result**, never a queue of stale ones: at most one result waits for it.
+/// - **It holds nothing between reads**: each read borrows a connection and gives it back; an observation never
+///   holds the writer.
+/// - **It ends** when the consuming task is cancelled or leaves the loop (the observation stops listening), when a
+///   read throws (the loop throws that error), or when the reader is closed (the loop ends, or throws
+///   ``DatabaseError/Code/connectionClosed`` when a read was under way).
+///
+/// Each `for` loop over the same value is an observation of its own, from its own first read.
+public struct DatabaseObservation<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = any Error
+
+    /// Starts one observation, as an iteration begins.
+    private let start: @Sendable () -> AsyncThrowingStream<Element, any Error>
+
+    /// An observation of `reader` that reads with `fetch` and skips a result `isDuplicate` finds equal to the last.
+    package init<Reader: DatabaseReader>(
+        reader: Reader,
+        isDuplicate: @escaping @Sendable (Element, Element) -> Bool,
+        fetch: @escaping @Sendable (Reader.Session) async throws -> Element
+    ) {
+        start = {
+            let (results, continuation) = AsyncThrowingStream.makeStream(
+                of: Element.self, bufferingPolicy: .bufferingNewest(1))
+            let task = Task {
+                do {
+                    // Listening begins before the first read: a commit after this point is followed by a read.
+                    var commits = try await reader.commitNotifications().makeAsyncIterator()
+                    var last: Element?
+                    repeat {
+                        let result = try await reader.read { session in try await fetch(session) }
+                        if let previous = last, isDuplicate(previous, result) { continue }
+                        continuation.yield(result)
+                        last = result
+                    } while try await commits.next() != nil
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+            return results
+        }
+    }
+
+    /// Begins an observation: its first read starts now.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: start().makeAsyncIterator())
+    }
+
+    /// One observation. Dropping it ends the observation.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = any Error
+
+        private var base: AsyncThrowingStream<Element, any Error>.AsyncIterator
+
+        fileprivate init(base: AsyncThrowingStream<Element, any Error>.AsyncIterator) {
+            self.base = base
+        }
+
+        /// The next result: at once for the first, then after a commit that changed it; nil once the observation has
+        /// ended.
+        public mutating func next() async throws -> Element? {
+            try await base.next()
+        }
+    }
+}
+
+extension DatabaseReader {
+    /// The records `request` selects, now and after each commit that changes them (see ``DatabaseObservation``).
+    ///
+    /// ```swift
+    /// for try await notes in pool.observe(Note.filter(Column("mood") == "happy").order(Column("id"))) {
+    ///     render(notes)
+    /// }
+    /// ```
+    public func observe<Record: Model & Sendable & Equatable>(_ request: QueryRequest<Record>)
+        -> DatabaseObservation<[Record]>
+    {
+        observe { session in try await session.fetchAll(request) }
+    }
+
+    /// The records `request` selects, now and after each commit that may change them: emitted after every such commit,
+    /// since records that are not `Equatable` cannot be compared with the last result.
+    @_disfavoredOverload
+    public func observe<Record: Model & Sendable>(_ request: QueryRequest<Record>) -> DatabaseObservation<[Record]> {
+        observe { session in try await session.fetchAll(request) }
+    }
+
+    /// What `fetch` reads, now and after each commit that changes it; a result equal to the last is not emitted again.
+    ///
+    /// ```swift
+    /// for try await count in pool.observe({ session in try await session.fetchCount(Note.all()) }) {
+    ///     print("\(count) notes")
+    /// }
+    /// ```
+    public func observe<Value: Sendable & Equatable>(
+        _ fetch: @escaping @Sendable (Session) async throws -> Value
+    ) -> DatabaseObservation<Value> {
+        DatabaseObservation(reader: self, isDuplicate: { $0 == $1 }, fetch: fetch)
+    }
+
+    /// What `fetch` reads, now and after each commit that may change it, emitted each time.
+    @_disfavoredOverload
+    public func observe<Value: Sendable>(
+        _ fetch: @escaping @Sendable (Session) async throws -> Value
+    ) -> DatabaseObservation<Value> {
+        DatabaseObservation(reader: self, isDuplicate: { _, _ in false }, fetch: fetch)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import StrataCore
+import Testing
+
+/// The check `observation`: `observe` emits the current result at once, then the result after each commit that
+/// changes it, once, however the commit was written; a rolled-back write and a commit elsewhere emit nothing; a burst
+/// ends on its last state; leaving the loop stops listening; closing the writer ends the loop. A backend that cannot
+/// see commits passes by refusing: `observe` throws its `DatabaseError` before any result.
+enum ObservationChecks {
+    static func run(_ pool: some DatabaseWriter) async throws {
+        do {
+            _ = try await pool.commitNotifications()
+        } catch let refusal as DatabaseError {
+            try await refused(pool, with: refusal)
+            return
+        }
+        try await pool.writeWithoutTransaction { session in
+            try await session.execute("CREATE TABLE conformance_other (id BIGINT PRIMARY KEY, label TEXT NOT NULL)")
+        }
+        try await followsCommits(pool)
+        try await burst(pool)
+        try await leavingTheLoop(pool)
+        try await closing(pool)
+    }
+
+    /// What the observations of these checks read: the contents of the notes, in key order.
+    private static let contents: @Sendable (any DatabaseSession) async throws -> [String] = { session in
+        try await session.fetchAll(ConformanceNote.all().order(Column("id"))).map(\.content)
+    }
+
+    private struct Rollback: Error {}
+
+    private static func note(_ content: String) -> ConformanceNote {
+        ConformanceNote(id: nil, content: content, mood: "happy", score: 1)
+    }
+
+    private static func refused(_ pool: some DatabaseWriter, with refusal: DatabaseError) async throws {
+        let results = ResultLog<Int>()
+        let error = await #expect(throws: DatabaseError.self) {
+            for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
+                results.append(count)
+            }
+        }
+        #expect(error?.code == refusal.code)
+        #expect(results.values.isEmpty, "a refused observation emits nothing")
+    }
+
+    private static func followsCommits(_ pool: some DatabaseWriter) async throws {
+        let results = ResultLog<[String]>()
+        let observing = Task {
+            for try await notes in pool.observe({ session in try await contents(session) }) {
+                results.append(notes)
+            }
+        }
+        defer { observing.cancel() }
+        // The current result first, at once.
+        try await results.wait(for: [[]])
+        try await pool.write { session in try await session.insert(note("one")) }
+        try await results.wait(for: [[], ["one"]])
+        // A commit elsewhere, a read, and a write that rolls back change nothing: nothing is emitted for them, so the
+        // next result is the next commit's.
+        try await pool.write { session in try await session.execute("INSERT INTO conformance_other VALUES (1, 'x')") }
+        _ = try await pool.read { session in try await contents(session) }
+        await #expect(throws: Rollback.self) {
+            try await pool.write { session in
+                try await session.insert(note("rolled back"))
+                throw Rollback()
+            }
+        }
+        try await pool.write { session in try await session.insert(note("two")) }
+        try await results.wait(for: [[], ["one"], ["one", "two"]])
+        // Each way of writing is seen: a statement committing on its own, a batch, updateAll, deleteAll.
+        try await pool.writeWithoutTransaction { session in
+            try await session.execute("INSERT INTO conformance_note (content, mood, score) VALUES ('three', 'sad', 1)")
+        }
+        try await results.wait(until: { $0.last == ["one", "two", "three"] })
+        try await pool.write { session in
+            var batch = [note("four"), note("five")]
+            try await session.insert(contentsOf: &batch)
+        }
+        try await results.wait(until: { $0.last == ["one", "two", "three", "four", "five"] })
+        try await pool.write { session in
+            try await session.updateAll(
+                ConformanceNote.filter(Column("content") == "one"), Column("content").set(to: "uno"))
+        }
+        try await results.wait(until: { $0.last == ["uno", "two", "three", "four", "five"] })
+        try await pool.write { session in
+            try await session.deleteAll(ConformanceNote.filter(Column("mood") == "sad"))
+        }
+        try await results.wait(until: { $0.last == ["uno", "two", "four", "five"] })
+        // Consecutive results always differ: an equal result is not emitted again.
+        let values = results.values
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(values)")
+    }
+
+    private static func burst(_ pool: some DatabaseWriter) async throws {
+        try await pool.write { session in try await session.deleteAll(ConformanceNote.all()) }
+        let results = ResultLog<Int>()
+        let observing = Task {
+            for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
+                results.append(count)
+            }
+        }
+        defer { observing.cancel() }
+        try await results.wait(for: [0])
+        for index in 1...1000 {
+            try await pool.write { session in try await session.insert(note("burst \(index)")) }
+        }
+        // However the commits coalesced, the last result is the last commit's, and the counts only grow.
+        try await results.wait(until: { $0.last == 1000 })
+        let values = results.values
+        #expect(values == values.sorted() && Set(values).count == values.count, "\(values)")
+    }
+
+    private static func leavingTheLoop(_ pool: some DatabaseWriter) async throws {
+        var first: Int?
+        for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
+            first = count
+            break
+        }
+        #expect(first == 1000)
+        // The writer and the readers go on as before.
+        try await pool.write { session in try await session.deleteAll(ConformanceNote.all()) }
+        #expect(try await pool.read { session in try await session.fetchCount(ConformanceNote.all()) } == 0)
+    }
+
+    private static func closing(_ pool: some DatabaseWriter) async throws {
+        let results = ResultLog<Int>()
+        let observing = Task {
+            for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
+                results.append(count)
+            }
+        }
+        try await results.wait(for: [0])
+        await pool.close()
+        // The loop ends: at once when it was waiting for a commit, or with connectionClosed when a read was starting.
+        let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                switch await observing.result {
+                case .success: return true
+                case .failure(let error): return (error as? DatabaseError)?.code == .connectionClosed
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(ResultLog<Int>.timeout))
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        #expect(ended, "closing the writer ends an observation, with completion or connectionClosed")
+    }
+}
+
+/// The results an observation emitted, appended from its task, read by the check.
+private final class ResultLog<Value: Sendable>: Sendable {
+    /// How long a check waits for a result before it fails: only a broken observation takes this long.
+    static var timeout: Int { 20 }
+
+    private let state = LockedValue<[Value]>([])
+
+    func append(_ value: Value) {
+        state.withLock { $0.append(value) }
+    }
+
+    var values: [Value] {
+        state.withLock { $0 }
+    }
+
+    /// Waits until the results are exactly `expected`, and fails when they are not within the timeout.
+    func wait(for expected: [Value], sourceLocation: SourceLocation = #_sourceLocation) async throws
+    where Value: Equatable {
+        try await wait(until: { $0 == expected }, sourceLocation: sourceLocation)
+    }
+
+    /// Waits until `condition` holds for the results, and fails when it does not within the timeout.
+    func wait(until condition: ([Value]) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(Self.timeout)
+        while !condition(values) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the observation's results are \(values)", sourceLocation: sourceLocation)
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+}
