@@ -54,6 +54,11 @@ struct Options {
                               Codable model and a @Table model; medians of --reps runs after --warmup
           --batch-rows ROWS   models per run (default 10000)
           --batch-file        the table in a WAL file with synchronous = NORMAL instead of in memory
+          --scenario observe  observations of a DatabasePool (WAL, --synchronous): the time from a commit to
+                              the observation's new value (p50, p99, max), for a commit through the pool and
+                              one by another connection; --writes single-row writes per second with 0, 10
+                              and 100 observations running (--reps rounds, medians)
+          --samples COUNT     latency samples of the observe scenario (default 300)
         """
 
     var rows = 100_000
@@ -76,6 +81,8 @@ struct Options {
     /// `--tasks` of the async-write scenario, whose default differs from the pool scenario's.
     var asyncTasks = [1, 8]
     var poolWrites = 2_000
+    /// `--samples` of the observe scenario.
+    var observeSamples = 300
     var poolReads = 5_000
     var synchronous = "NORMAL"
     var batchRows = 10_000
@@ -126,7 +133,9 @@ struct Options {
             case "--cursor-rows": cursorRows = try count(argument, minimum: 1)
             case "--source": source = try value(argument)
             case "--scenario":
-                scenario = try list(argument, allowed: ["import-under-load", "pool", "async-write", "batch-insert"])[0]
+                scenario = try list(
+                    argument, allowed: ["import-under-load", "pool", "async-write", "batch-insert", "observe"])[0]
+            case "--samples": observeSamples = try count(argument, minimum: 1)
             case "--tasks":
                 poolTasks = try value(argument).split(separator: ",").map { text in
                     guard let count = Int(text), count >= 1 else {

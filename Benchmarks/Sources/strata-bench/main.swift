@@ -32,6 +32,15 @@ do {
             taskCounts: options.asyncTasks, writesPerTask: options.poolWrites, rounds: options.reps,
             directory: directory
         ).run()
+    } else if options.scenario == "observe" {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-bench-observe-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await ObserveScenario(
+            samples: options.observeSamples, writes: options.poolWrites, synchronous: options.synchronous,
+            rounds: options.reps, directory: directory
+        ).run()
     } else if options.scenario == "batch-insert" {
         var directory: URL?
         if options.batchFile {
