@@ -38,12 +38,20 @@ public struct DatabaseObservation<Element: Sendable>: AsyncSequence, Sendable {
             let (results, continuation) = AsyncThrowingStream.makeStream(
                 of: Element.self, bufferingPolicy: .bufferingNewest(1))
             let task = Task {
+                let budget = ObservationBudget.shared.join(reader)
+                defer { ObservationBudget.shared.leave(budget) }
                 do {
                     // Listening begins before the first read: a commit after this point is followed by a read.
                     var commits = try await reader.commitNotifications().makeAsyncIterator()
                     var last: Element?
+                    var nextRead = ContinuousClock.now
                     repeat {
+                        // Spaced out so that the reader's observations take a bounded share of the time (see
+                        // `ObservationBudget`): the read after the wait sees every commit made meanwhile.
+                        if nextRead > .now { try await Task.sleep(until: nextRead) }
+                        let started = ContinuousClock.now
                         let result = try await reader.read { session in try await fetch(session) }
+                        nextRead = ObservationBudget.shared.nextRead(budget, after: started, until: .now)
                         if let previous = last, isDuplicate(previous, result) { continue }
                         continuation.yield(result)
                         last = result
@@ -123,5 +131,52 @@ extension DatabaseReader {
         _ fetch: @escaping @Sendable (Session) async throws -> Value
     ) -> DatabaseObservation<Value> {
         DatabaseObservation(reader: self, isDuplicate: { _, _ in false }, fetch: fetch)
+    }
+}
+
+/// What keeps the observations of one reader from taking the time its writer needs: each waits, after a read, long
+/// enough that all of them together spend at most a tenth of the time reading. After a read that took `d`, with `n`
+/// observations of the reader running, the next read starts no sooner than `9 × n × d` later.
+///
+/// A commit after a quiet spell is read at once; only commits that come faster than that wait, and the read after the
+/// wait sees all of them. One observation whose read takes 50 µs waits at most 0.45 ms; ten, 4.5 ms; never more than
+/// ``longestWait``.
+package final class ObservationBudget: Sendable {
+    package static let shared = ObservationBudget()
+
+    /// The longest an observation waits to read after a commit, however slow its reads: freshness wins over the share
+    /// of time then.
+    package static let longestWait = Duration.seconds(1)
+
+    /// One observation's membership: its reader's identity.
+    package struct Member: Sendable {
+        let reader: ObjectIdentifier
+    }
+
+    /// How many observations each reader has running.
+    private let counts = LockedValue<[ObjectIdentifier: Int]>([:])
+
+    package init() {}
+
+    /// Counts an observation of `reader` in, until ``leave(_:)``.
+    package func join(_ reader: some DatabaseReader) -> Member {
+        let member = Member(reader: ObjectIdentifier(reader))
+        counts.withLock { $0[member.reader, default: 0] += 1 }
+        return member
+    }
+
+    package func leave(_ member: Member) {
+        counts.withLock { counts in
+            let remaining = (counts[member.reader] ?? 1) - 1
+            counts[member.reader] = remaining > 0 ? remaining : nil
+        }
+    }
+
+    /// The earliest time `member`'s next read may start, after a read from `started` to `ended`.
+    package func nextRead(
+        _ member: Member, after started: ContinuousClock.Instant, until ended: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant {
+        let observations = counts.withLock { $0[member.reader] ?? 1 }
+        return ended + min((ended - started) * (9 * observations), Self.longestWait)
     }
 }

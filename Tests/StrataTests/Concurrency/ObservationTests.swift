@@ -262,3 +262,27 @@ struct ObservationTests {
         #expect(db.connection.takeCommit())
     }
 }
+
+/// The share of time the observations of one reader may read.
+@Suite("Observation budget: the observations of one reader read at most a tenth of the time")
+struct ObservationBudgetTests {
+    @Test("the wait after a read grows with the observations of its reader, and no more than a second")
+    func waitGrowsWithObservations() async throws {
+        let queue = try DatabaseQueue()
+        let other = try DatabaseQueue()
+        let budget = ObservationBudget()
+        let first = budget.join(queue)
+        let started = ContinuousClock.now
+        let ended = started + .microseconds(100)
+        #expect(budget.nextRead(first, after: started, until: ended) == ended + .microseconds(900))
+        let second = budget.join(queue)
+        _ = budget.join(other)
+        #expect(budget.nextRead(first, after: started, until: ended) == ended + .microseconds(1800))
+        budget.leave(second)
+        #expect(budget.nextRead(first, after: started, until: ended) == ended + .microseconds(900))
+        let slow = ended + .milliseconds(500)
+        #expect(budget.nextRead(first, after: started, until: slow) == slow + ObservationBudget.longestWait)
+        await queue.close()
+        await other.close()
+    }
+}
