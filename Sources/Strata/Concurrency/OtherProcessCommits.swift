@@ -1,5 +1,3 @@
-internal import CSQLite
-
 /// Finds the commits that other processes make to a database file, for the observations of a pool or queue: while
 /// anything listens to ``CommitBroadcast``, it reads `PRAGMA data_version` on a read-only connection of its own every
 /// `interval`, and announces a commit whenever the value changed.
@@ -83,10 +81,10 @@ final class OtherProcessCommits: Sendable {
                 lastVersion = version
             } catch {
                 // Tried again after the interval, on a new connection. What changed meanwhile cannot be known: the
-                // next value read is announced.
+                // next value read is announced (`PRAGMA data_version` is never negative).
                 await connection?.close()
                 connection = nil
-                if lastVersion != nil { lastVersion = -1 }
+                lastVersion = -1
             }
             let waiters = state.withLock { state in
                 state.hasFirstValue = true

@@ -54,7 +54,8 @@ package final class CommitBroadcast: Sendable {
         }
     }
 
-    /// How many listeners there are: for tests that check an observation stops listening.
+    /// How many listeners there are: whether a backend needs to look for commits at all, and for tests that check an
+    /// observation stops listening.
     package var listenerCount: Int {
         state.withLock { state in state.listeners.count }
     }
