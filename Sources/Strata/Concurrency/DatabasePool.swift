@@ -40,10 +40,8 @@ public final class DatabasePool: Sendable {
     let readers: ConnectionPool
     /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
     private let checkpointer: Checkpointer?
-    /// Hears of the writer's commits, for observations (see ``commitNotifications()``).
-    private let commits: CommitBroadcast
-    /// Finds the commits of other processes while something observes the pool; nil when none write the file.
-    private let otherProcessCommits: OtherProcessCommits?
+    /// Hears of the writer's commits and other processes', for observations (see ``commitNotifications()``).
+    private let commits: PoolCommits
 
     /// Opens the database file at `path`, creating it when missing, with one writer and `readers` reader
     /// connections, and switches it to WAL mode.
@@ -97,11 +95,8 @@ public final class DatabasePool: Sendable {
         // The connections an I/O error may have broken are renewed together, each opened as it was first (see
         // `SerialConnection` and `ConnectionFamily`).
         let family = ConnectionFamily()
-        let commits = CommitBroadcast()
+        let commits = PoolCommits(otherProcessesOf: path, every: otherProcessCheckInterval)
         self.commits = commits
-        self.otherProcessCommits = otherProcessCheckInterval.map {
-            OtherProcessCommits(path: path, interval: $0, commits: commits)
-        }
         let checkpointer = try Checkpointer.takingOver(from: writerDatabase, family: family)
         let reopenWriter: @Sendable () throws -> sending Database = {
             let database = try Self.openWriter(
@@ -125,7 +120,8 @@ public final class DatabasePool: Sendable {
         self.writer = ConnectionPool(
             [
                 SerialConnection(
-                    writerDatabase, label: "strata.pool.writer", reopen: reopenWriter, family: family, commits: commits)
+                    writerDatabase, label: "strata.pool.writer", reopen: reopenWriter, family: family,
+                    commits: commits.broadcast)
             ],
             kind: "writer", observability: observability)
         self.readers = ConnectionPool(readerConnections, kind: "reader", observability: observability)
@@ -251,8 +247,7 @@ public final class DatabasePool: Sendable {
     public func close() async {
         writer.beginClosing()
         readers.beginClosing()
-        commits.finish()
-        await otherProcessCommits?.stop()
+        await commits.finish()
         // Readers and the checkpointer first: the writer, closing last, checkpoints the WAL into the database file
         // and removes it.
         await readers.closeConnections()
@@ -265,9 +260,7 @@ public final class DatabasePool: Sendable {
     /// `write`, each statement of a `writeWithoutTransaction`, a pausable write, a migration) at once; what other
     /// processes commit within the pool's `otherProcessCheckInterval`. Ends when the pool closes.
     public func commitNotifications() async -> AsyncThrowingStream<Void, any Error> {
-        let notifications = commits.listen()
-        await otherProcessCommits?.start()
-        return notifications
+        await commits.listen()
     }
 
     /// How many observations listen for the writer's commits: for tests that check an observation stops listening.

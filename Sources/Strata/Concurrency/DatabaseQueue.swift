@@ -29,11 +29,8 @@ public final class DatabaseQueue: Sendable {
     public let observability: DatabaseObservability
 
     let connection: ConnectionPool
-    /// Hears of the connection's commits, for observations (see ``commitNotifications()``).
-    private let commits: CommitBroadcast
-    /// Finds the commits of other processes while something observes the queue; nil for an in-memory database, or
-    /// when none write the file.
-    private let otherProcessCommits: OtherProcessCommits?
+    /// Hears of the connection's commits and other processes', for observations (see ``commitNotifications()``).
+    private let commits: PoolCommits
 
     /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:busyTimeout:)``
     /// does.
@@ -69,17 +66,16 @@ public final class DatabaseQueue: Sendable {
         }
         let database = try open()
         self.path = database.path
-        let commits = CommitBroadcast()
-        self.commits = commits
         // A connection an I/O error may have broken is replaced by one opened the same way (see `SerialConnection`),
-        // except an in-memory database's: its data lives in that one connection.
+        // except an in-memory database's: its data lives in that one connection, which no other process writes.
         let inMemory = DatabasePool.isInMemory(path)
-        self.otherProcessCommits =
-            inMemory
-            ? nil
-            : otherProcessCheckInterval.map { OtherProcessCommits(path: path, interval: $0, commits: commits) }
+        let commits = PoolCommits(otherProcessesOf: inMemory ? nil : path, every: otherProcessCheckInterval)
+        self.commits = commits
         self.connection = ConnectionPool(
-            [SerialConnection(database, label: "strata.queue", reopen: inMemory ? nil : open, commits: commits)],
+            [
+                SerialConnection(
+                    database, label: "strata.queue", reopen: inMemory ? nil : open, commits: commits.broadcast)
+            ],
             kind: "queue", observability: observability)
         self.observability = observability
     }
@@ -88,12 +84,11 @@ public final class DatabaseQueue: Sendable {
     /// busy timeout), which the queue closes; a connection an I/O error broke is not replaced.
     package init(opened database: consuming sending Database) {
         self.path = database.path
-        let commits = CommitBroadcast()
+        let commits = PoolCommits(otherProcessesOf: nil, every: nil)
         self.commits = commits
-        self.otherProcessCommits = nil
         let observability = DatabaseObservability()
         self.connection = ConnectionPool(
-            [SerialConnection(database, label: "strata.queue", commits: commits)], kind: "queue",
+            [SerialConnection(database, label: "strata.queue", commits: commits.broadcast)], kind: "queue",
             observability: observability)
         self.observability = observability
     }
@@ -233,8 +228,7 @@ public final class DatabaseQueue: Sendable {
     /// Calling it again, or from several tasks, is safe: each call returns once the connection is closed.
     public func close() async {
         connection.beginClosing()
-        commits.finish()
-        await otherProcessCommits?.stop()
+        await commits.finish()
         await connection.closeConnections()
     }
 
@@ -242,9 +236,7 @@ public final class DatabaseQueue: Sendable {
     /// `DatabaseReader.commitNotifications()`): what an observation waits for. What the queue commits at once; what
     /// other processes commit to its file within the queue's `otherProcessCheckInterval`. Ends when the queue closes.
     public func commitNotifications() async -> AsyncThrowingStream<Void, any Error> {
-        let notifications = commits.listen()
-        await otherProcessCommits?.start()
-        return notifications
+        await commits.listen()
     }
 
     /// How many observations listen for the queue's commits: for tests that check an observation stops listening.
