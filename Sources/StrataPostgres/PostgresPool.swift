@@ -42,6 +42,10 @@ public final class PostgresPool: DatabaseWriter, Service {
     private let replicas: [PostgresConnectionPool]
     /// The index of the replica for the next read.
     private let nextReplica = LockedValue(0)
+    /// What the pool's observations hear of commits, from ``commitListener``.
+    private let commits: CommitBroadcast
+    /// Listens for commits on the primary while anything observes the pool.
+    private let commitListener: PostgresCommitListener
 
     /// A pool of at most `connections` connections to the server at `url`, and as many to each of `replicas`.
     ///
@@ -79,9 +83,13 @@ public final class PostgresPool: DatabaseWriter, Service {
         }
         var logger = logger
         logger.logLevel = max(logger.logLevel, .debug)
-        primary = PostgresConnectionPool(
+        let primary = PostgresConnectionPool(
             endpoint: try PostgresEndpoint(url: url), maximum: connections, logger: logger,
             observability: observability, kind: "primary")
+        self.primary = primary
+        let commits = CommitBroadcast()
+        self.commits = commits
+        commitListener = PostgresCommitListener(pool: primary, commits: commits)
         self.replicas = try replicas.map {
             PostgresConnectionPool(
                 endpoint: try PostgresEndpoint(url: $0), maximum: connections, logger: logger,
@@ -103,6 +111,8 @@ public final class PostgresPool: DatabaseWriter, Service {
     /// await pool.close()
     /// ```
     public func close() async {
+        commits.finish()
+        await commitListener.stop()
         await withDiscardingTaskGroup { group in
             for pool in [primary] + replicas {
                 group.addTask { await pool.close() }
@@ -110,15 +120,34 @@ public final class PostgresPool: DatabaseWriter, Service {
         }
     }
 
-    /// Refused: StrataPostgres does not see commits yet (`LISTEN`/`NOTIFY` is to come), so an observation of a
-    /// `PostgresPool` throws before its first read rather than miss a commit.
+    /// An element after each commit, by any client, to a table with the notify trigger
+    /// (``PostgresObservation``): what an observation (`observe`) waits for. Once anything listens, a connection of
+    /// the pool's own to the primary runs `LISTEN`; it is opened again when it breaks, and a commit is announced then,
+    /// so that what was committed meanwhile is read. It closes once nothing listens.
     ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument``.
-    public func commitNotifications() throws -> AsyncThrowingStream<Void, any Error> {
-        throw DatabaseError(
-            code: .invalidArgument,
-            message: "observation is not available on PostgreSQL yet: a PostgresPool does not see other clients' "
-                + "commits, so observe would miss them; read again when you need fresh results")
+    /// - Throws: ``DatabaseError`` when the primary cannot be reached.
+    public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
+        let notifications = commits.listen()
+        try await commitListener.start()
+        return notifications
+    }
+
+    /// Reads one result of an observation: on the primary, which the notifications come from, so that the read sees
+    /// the commit announced (a replica may not have it yet). PostgreSQL's count of the scans of each table, before and
+    /// after, tells which tables the read scanned: one without the notify trigger is refused.
+    ///
+    /// - Throws: What `fetch` throws; ``DatabaseError/Code/invalidArgument`` naming the tables read that have no
+    ///   trigger (see ``PostgresObservation``).
+    public func observationRead<Output: Sendable>(_ fetch: (PostgresSession) async throws -> Output) async throws
+        -> Output
+    {
+        try await observed("PostgresPool.read", on: primary) {
+            try await primary.withSession { session in
+                try await session.transaction(readOnly: true) { session in
+                    try await PostgresObservation.readRefusingUntriggeredTables(in: session, fetch)
+                }
+            }
+        }
     }
 
     /// Whether ``close()`` has been called: from then on new requests throw ``DatabaseError/Code/connectionClosed``.

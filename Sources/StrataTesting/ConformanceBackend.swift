@@ -43,10 +43,24 @@ public protocol ConformanceBackend: Sendable, CustomStringConvertible {
     /// server's sessions waiting for a lock. By default true at once: the check then cannot make sure the second
     /// write had started before the first goes on.
     func writeWaits(on writer: Writer, marker: String) async throws -> Bool
+
+    /// Makes `tables` observable on `writer`, for ``ConformanceCheck/observation``: what a backend needs before an
+    /// observation can follow a table's commits, such as StrataPostgres's notify triggers
+    /// (`Migrator.registerObservationTriggers(version:tables:)`). Nothing by default.
+    func makeObservable(_ tables: [String], on writer: Writer) async throws
+
+    /// A second writer on the database of `writer`, as another client or process would open it: for
+    /// ``ConformanceCheck/observation``, which checks that its commits are seen. Nil by default, for a database that
+    /// nothing else can open (SQLite in memory); the check then skips that step.
+    func makeOtherClient(of writer: Writer) async throws -> Writer?
 }
 
 extension ConformanceBackend {
     public func dispose(_ writer: Writer) async {}
 
     public func writeWaits(on writer: Writer, marker: String) async throws -> Bool { true }
+
+    public func makeObservable(_ tables: [String], on writer: Writer) async throws {}
+
+    public func makeOtherClient(of writer: Writer) async throws -> Writer? { nil }
 }

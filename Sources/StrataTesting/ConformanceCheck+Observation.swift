@@ -3,11 +3,12 @@ import StrataCore
 import Testing
 
 /// The check `observation`: `observe` emits the current result at once, then the result after each commit that
-/// changes it, once, however the commit was written; a rolled-back write and a commit elsewhere emit nothing; a burst
-/// ends on its last state; leaving the loop stops listening; closing the writer ends the loop. A backend that cannot
-/// see commits passes by refusing: `observe` throws its `DatabaseError` before any result.
+/// changes it, once, however the commit was written, by the writer or by another client; a rolled-back write and a
+/// commit elsewhere emit nothing; a burst ends on its last state; leaving the loop stops listening; closing the writer
+/// ends the loop. A backend that cannot see commits passes by refusing: `observe` throws its `DatabaseError` before
+/// any result.
 enum ObservationChecks {
-    static func run(_ pool: some DatabaseWriter) async throws {
+    static func run<Backend: ConformanceBackend>(_ pool: Backend.Writer, of backend: Backend) async throws {
         do {
             _ = try await pool.commitNotifications()
         } catch let refusal as DatabaseError {
@@ -17,7 +18,9 @@ enum ObservationChecks {
         try await pool.writeWithoutTransaction { session in
             try await session.execute("CREATE TABLE conformance_other (id BIGINT PRIMARY KEY, label TEXT NOT NULL)")
         }
+        try await backend.makeObservable(["conformance_note"], on: pool)
         try await followsCommits(pool)
+        try await otherClient(pool, of: backend)
         try await burst(pool)
         try await leavingTheLoop(pool)
         try await closing(pool)
@@ -91,6 +94,31 @@ enum ObservationChecks {
         // Consecutive results always differ: an equal result is not emitted again.
         let values = results.values
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(values)")
+    }
+
+    /// A commit by another client of the database (another process's connection to the file, another PostgreSQL
+    /// client), which the writer's own commits do not tell of, is seen.
+    private static func otherClient<Backend: ConformanceBackend>(_ pool: Backend.Writer, of backend: Backend)
+        async throws
+    {
+        guard let other = try await backend.makeOtherClient(of: pool) else { return }
+        let results = ResultLog<Int>()
+        let observing = Task {
+            for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
+                results.append(count)
+            }
+        }
+        defer { observing.cancel() }
+        do {
+            let before = try await pool.read { session in try await session.fetchCount(ConformanceNote.all()) }
+            try await results.wait(for: [before])
+            try await other.write { session in try await session.insert(note("from another client")) }
+            try await results.wait(for: [before, before + 1])
+        } catch {
+            await other.close()
+            throw error
+        }
+        await other.close()
     }
 
     private static func burst(_ pool: some DatabaseWriter) async throws {

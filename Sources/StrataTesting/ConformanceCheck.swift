@@ -144,7 +144,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .writtenRowsThatDoNotDecode: try await WrittenRowsChecks.run(writer)
         case .generatedRecords: try await GeneratedRecordChecks.run(writer, of: backend)
         case .constraintErrors: try await Checks.constraintErrors(writer)
-        case .observation: try await ObservationChecks.run(writer)
+        case .observation: try await ObservationChecks.run(writer, of: backend)
         }
     }
 }

@@ -20,8 +20,21 @@ struct PostgresConformanceBackend: ConformanceBackend {
             throw error
         }
         await admin.close()
-        let scoped = try PostgresTestServer.adding("options", "-c search_path=\(schema)", to: url)
-        return try PostgresPool(url: scoped, connections: 4)
+        return try PostgresPool(url: scopedURL(), connections: 4)
+    }
+
+    /// The test server's URL, its connections using the schema.
+    private func scopedURL() throws -> String {
+        try PostgresTestServer.adding("options", "-c search_path=\(schema)", to: PostgresTestServer.requireURL())
+    }
+
+    func makeObservable(_ tables: [String], on writer: PostgresPool) async throws {
+        try await writer.write { db in try await db.installObservationTriggers(on: tables) }
+    }
+
+    /// A pool of its own on the schema: another client of the server.
+    func makeOtherClient(of writer: PostgresPool) async throws -> PostgresPool? {
+        try PostgresPool(url: scopedURL(), connections: 1)
     }
 
     func assignedPrimaryKey(_ name: String) -> String {

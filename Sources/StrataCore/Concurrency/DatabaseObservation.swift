@@ -50,7 +50,7 @@ public struct DatabaseObservation<Element: Sendable>: AsyncSequence, Sendable {
                         // `ObservationBudget`): the read after the wait sees every commit made meanwhile.
                         if nextRead > .now { try await Task.sleep(until: nextRead) }
                         let started = ContinuousClock.now
-                        let result = try await reader.read { session in try await fetch(session) }
+                        let result = try await reader.observationRead { session in try await fetch(session) }
                         nextRead = ObservationBudget.shared.nextRead(budget, after: started, until: .now)
                         if let previous = last, isDuplicate(previous, result) { continue }
                         continuation.yield(result)

@@ -45,9 +45,16 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
     /// - A transaction that rolls back, and a `read`, yield nothing.
     /// - The sequence finishes when the reader is closed, and stops listening when its consumer stops iterating.
     ///
-    /// - Throws: ``DatabaseError`` when the backend cannot see commits (StrataPostgres, for now: see
-    ///   docs/PostgreSQL.md); an observation then throws it before its first read.
+    /// - Throws: ``DatabaseError`` when the backend cannot see commits now (a PostgreSQL server that cannot be
+    ///   reached); an observation then throws it before its first read.
     func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error>
+
+    /// Reads one result of an observation: ``read(_:)``, unless the backend must read it otherwise to see every
+    /// commit it announced (StrataPostgres reads on the primary, never a lagging replica) or to refuse a result it
+    /// cannot follow (StrataPostgres throws when the read touched a table whose commits it is not told of).
+    ///
+    /// - Throws: What `fetch` throws; ``DatabaseError`` when the result cannot be observed.
+    func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws -> Output
 
     /// Closes the connections once the work asked for has finished: new work throws
     /// ``DatabaseError/Code/connectionClosed`` at once. Calling it again is safe.
@@ -58,6 +65,11 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
 }
 
 extension DatabaseReader {
+    /// ``read(_:)``: a backend whose every read sees every commit it announced observes with plain reads.
+    public func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws -> Output {
+        try await read(fetch)
+    }
+
     /// The rows of `sql` decoded as `T` with the default ``RowDecoder``, streamed.
     ///
     /// ```swift

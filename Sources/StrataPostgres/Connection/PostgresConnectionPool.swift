@@ -356,12 +356,7 @@ final class PostgresConnectionPool: Sendable {
             if sent { return true }
         }
         do {
-            let id = state.withLock { state in
-                defer { state.nextConnectionID += 1 }
-                return state.nextConnectionID
-            }
-            let side = try await PostgresConnection.connect(
-                configuration: try connectionConfiguration(), id: id, logger: logger)
+            let side = try await openSideConnection()
             defer { PostgresPooledConnection.close(side) }
             _ = try await side.query(PostgresQuery(unsafeSQL: sql), logger: logger).get()
             return true
@@ -369,6 +364,23 @@ final class PostgresConnectionPool: Sendable {
             // No way to reach the server: the statement ends when its connection does.
             connection.close()
             return false
+        }
+    }
+
+    /// A connection of its own to the server, outside the pool's count and never lent: the caller closes it
+    /// (``PostgresPooledConnection/close(_:)``). For a cancel request, and for the `LISTEN` of observations.
+    ///
+    /// - Throws: ``DatabaseError`` when the server cannot be reached or refuses the connection.
+    func openSideConnection() async throws -> PostgresConnection {
+        let id = state.withLock { state in
+            defer { state.nextConnectionID += 1 }
+            return state.nextConnectionID
+        }
+        do {
+            return try await PostgresConnection.connect(
+                configuration: try connectionConfiguration(), id: id, logger: logger)
+        } catch {
+            throw DatabaseError.translating(error, sql: nil, endpoint: endpoint, phase: .connecting)
         }
     }
 

@@ -25,6 +25,11 @@ struct SQLiteQueueBackend: ConformanceBackend {
     func writeWaits(on writer: DatabaseQueue, marker: String) async throws -> Bool {
         writer.writerWaitingCount > 0
     }
+
+    /// A queue of its own on the file, as another process would open it; none in memory.
+    func makeOtherClient(of writer: DatabaseQueue) async throws -> DatabaseQueue? {
+        inMemory ? nil : try DatabaseQueue(path: writer.path)
+    }
 }
 
 /// SQLite's pool on a file, for the conformance suite.
@@ -45,6 +50,11 @@ struct SQLitePoolBackend: ConformanceBackend {
 
     func writeWaits(on writer: DatabasePool, marker: String) async throws -> Bool {
         writer.writerWaitingCount > 0
+    }
+
+    /// A pool of its own on the file, as another process would open it.
+    func makeOtherClient(of writer: DatabasePool) async throws -> DatabasePool? {
+        try DatabasePool(path: writer.path, readers: 1)
     }
 }
 

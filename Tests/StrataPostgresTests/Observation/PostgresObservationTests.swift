@@ -1,0 +1,230 @@
+import Foundation
+import StrataCore
+import StrataPostgres
+import Testing
+
+/// What only PostgreSQL's observation does (the shared behaviour is the conformance check `observation`): the notify
+/// triggers and their helper, the refusal of a table without one, the listening connection that comes back.
+@Suite(
+    "PostgreSQL observation: notify triggers, tables without them refused, a listener that reconnects", .postgresServer)
+struct PostgresObservationTests {
+    /// The notes an observation emitted, appended from its task.
+    private final class Emitted: Sendable {
+        private let values = LockedBox<[Int]>([])
+
+        func append(_ value: Int) { values.update { $0.append(value) } }
+
+        var all: [Int] { values.get() }
+
+        /// Waits until the last value is `expected`, failing after ten seconds.
+        func wait(forLast expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            try await within(10, "the observation's value \(expected)", sourceLocation: sourceLocation) {
+                while self.all.last != expected { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+    }
+
+    /// Observes the number of notes of `pool` into the returned log, until the task is cancelled.
+    private func observeCount(_ pool: PostgresPool) -> (Emitted, Task<Void, any Error>) {
+        let emitted = Emitted()
+        let task = Task {
+            for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                emitted.append(count)
+            }
+        }
+        return (emitted, task)
+    }
+
+    private func insertNote(_ pool: PostgresPool, _ content: String) async throws {
+        try await pool.write { db in
+            var note = Note(id: nil, createdAt: Date(timeIntervalSince1970: 0), content: content, mood: "happy")
+            try await db.insert(&note)
+        }
+    }
+
+    @Test("a read of a table without the notify trigger is refused, naming the table, before any result")
+    func untriggeredTableIsRefused() async throws {
+        try await PostgresTestServer.withPool { pool in
+            try await pool.write { db in try await db.execute(SQL(sql: Note.createTable)) }
+            let emitted = Emitted()
+            let error = await #expect(throws: DatabaseError.self) {
+                for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                    emitted.append(count)
+                }
+            }
+            #expect(error?.code == .invalidArgument)
+            let message = error?.description ?? ""
+            #expect(message.contains("note") && message.contains("registerObservationTriggers"), "\(message)")
+            #expect(emitted.all.isEmpty)
+            // A read that touches no table, or only tables with the trigger, is followed.
+            try await pool.write { db in try await db.installObservationTriggers(on: ["note"]) }
+            for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                #expect(count == 0)
+                break
+            }
+        }
+    }
+
+    @Test("the migration helper installs the triggers; another client's commit is then seen")
+    func migrationHelperInstallsTriggers() async throws {
+        try await PostgresTestServer.withPool(applicationName: "strata-observe-\(UUID())") { pool in
+            var migrator = Migrator()
+            try migrator.register(version: 1, name: "create note", sql: Note.createTable)
+            try migrator.registerObservationTriggers(version: 2, tables: ["note"])
+            #expect(try await migrator.migrate(pool) == [1, 2])
+            let triggers = try await pool.read { db in
+                try await db.fetchAll(
+                    String.self,
+                    "SELECT tgname::text FROM pg_trigger WHERE tgrelid = 'note'::regclass AND NOT tgisinternal")
+            }
+            #expect(triggers == [PostgresObservation.triggerName])
+
+            let (emitted, observing) = observeCount(pool)
+            defer { observing.cancel() }
+            try await emitted.wait(forLast: 0)
+            // Another client: a pool of its own on the same schema.
+            let schema = try #require(
+                try await pool.read { db in try await db.fetchOne(String.self, "SELECT current_schema()") })
+            let other = try PostgresPool(
+                url: try PostgresTestServer.adding(
+                    "options", "-c search_path=\(schema)", to: PostgresTestServer.requireURL()),
+                connections: 1)
+            try await insertNote(other, "from another client")
+            await other.close()
+            try await emitted.wait(forLast: 1)
+        }
+    }
+
+    @Test("a listening connection the server ends is opened again, and a commit made meanwhile is seen")
+    func terminatedListenerReconnects() async throws {
+        let name = "strata-observe-\(UUID())"
+        // A database of its own: notifications are per database, so no other test's commit makes the observation read
+        // again and hide a commit the pool missed.
+        try await withPrivateDatabase(applicationName: name) { pool in
+            try await pool.write { db in
+                try await db.execute(SQL(sql: Note.createTable))
+                try await db.installObservationTriggers(on: ["note"])
+            }
+            let (emitted, observing) = observeCount(pool)
+            defer { observing.cancel() }
+            try await emitted.wait(forLast: 0)
+            let first = try await listeners(named: name, on: pool)
+            try #require(first.count == 1, "one connection listens: \(first)")
+            let terminated = try await pool.write { db in
+                try await db.fetchOne(Bool.self, "SELECT pg_terminate_backend(\(first[0])::integer)")
+            }
+            #expect(terminated == true)
+            // Committed while no connection may listen: the read after the new LISTEN sees it.
+            try await insertNote(pool, "while the listener is away")
+            try await emitted.wait(forLast: 1)
+            let second = try await within(10, "a new listening connection") {
+                while true {
+                    let now = try await listeners(named: name, on: pool)
+                    if now.count == 1, now != first { return now }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(second != first)
+            try await insertNote(pool, "heard by the new connection")
+            try await emitted.wait(forLast: 2)
+        }
+    }
+
+    @Test("leaving the loop closes the listening connection; a new observation opens one")
+    func leavingClosesListener() async throws {
+        let name = "strata-observe-\(UUID())"
+        try await PostgresTestServer.withPool(applicationName: name) { pool in
+            try await pool.write { db in
+                try await db.execute(SQL(sql: Note.createTable))
+                try await db.installObservationTriggers(on: ["note"])
+            }
+            for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                #expect(count == 0)
+                #expect(try await listeners(named: name, on: pool).count == 1)
+                break
+            }
+            try await within(10, "the listening connection's close") {
+                while try await !listeners(named: name, on: pool).isEmpty {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            let (emitted, observing) = observeCount(pool)
+            defer { observing.cancel() }
+            try await emitted.wait(forLast: 0)
+            try await insertNote(pool, "after a new LISTEN")
+            try await emitted.wait(forLast: 1)
+        }
+    }
+
+    @Test("with replicas, an observation reads on the primary, which its notifications come from")
+    func observationReadsOnThePrimary() async throws {
+        try await PostgresTestServer.withPool(replicaNames: ["strata-replica"]) { pool in
+            for try await application in pool.observe({ db in
+                try await db.fetchOne(String.self, "SELECT current_setting('application_name')")
+            }) {
+                #expect(application == "strata-primary")
+                break
+            }
+            let plainRead = try await pool.read { db in
+                try await db.fetchOne(String.self, "SELECT current_setting('application_name')")
+            }
+            #expect(plainRead == "strata-replica")
+        }
+    }
+
+    @Test("the trigger SQL quotes each table's name, and refuses no table or a NUL character")
+    func triggerSQLOfBadNames() throws {
+        let sql = try PostgresObservation.triggerSQL(for: ["note", "odd \"name\""])
+        #expect(sql.contains(#"ON "note""#))
+        #expect(sql.contains(#"ON "odd ""name""""#))
+        #expect(sql.contains("pg_notify('strata_commits'"))
+        let none = #expect(throws: DatabaseError.self) { try PostgresObservation.triggerSQL(for: []) }
+        #expect(none?.code == .invalidArgument)
+        let nul = #expect(throws: DatabaseError.self) { try PostgresObservation.triggerSQL(for: ["no\u{0}te"]) }
+        #expect(nul?.code == .invalidArgument)
+        var migrator = Migrator()
+        #expect(throws: DatabaseError.self) { try migrator.registerObservationTriggers(version: 1, tables: []) }
+        #expect(migrator.migrations.isEmpty)
+    }
+
+    /// Runs `body` with a pool on a new database of the test server, dropped afterwards.
+    private func withPrivateDatabase(
+        applicationName: String, _ body: @Sendable (PostgresPool) async throws -> Void
+    ) async throws {
+        let url = try PostgresTestServer.requireURL()
+        let database = "strata_observe_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = try PostgresPool(url: url, connections: 1)
+        try await admin.writeWithoutTransaction { db in try await db.execute("CREATE DATABASE \(identifier: database)")
+        }
+        var components = try #require(URLComponents(string: url))
+        components.path = "/" + database
+        let pool = try PostgresPool(
+            url: try PostgresTestServer.adding(
+                "application_name", applicationName, to: try #require(components.string)),
+            connections: 2)
+        let result: Result<Void, any Error>
+        do {
+            result = .success(try await body(pool))
+        } catch {
+            result = .failure(error)
+        }
+        await pool.close()
+        try await admin.writeWithoutTransaction { db in
+            try await db.execute("DROP DATABASE \(identifier: database) WITH (FORCE)")
+        }
+        await admin.close()
+        try result.get()
+    }
+
+    /// The server processes of the connections named `name` that run `LISTEN`.
+    private func listeners(named name: String, on pool: PostgresPool) async throws -> [Int32] {
+        try await pool.write { db in
+            try await db.fetchAll(
+                Int32.self,
+                """
+                SELECT pid FROM pg_stat_activity
+                WHERE application_name = \(name) AND query LIKE 'LISTEN %' ORDER BY pid
+                """)
+        }
+    }
+}
