@@ -1,8 +1,9 @@
 import Foundation
 public import Hummingbird
+import ServiceLifecycle
 public import Strata
 
-/// The `/notes` routes: list, read, create, update, delete.
+/// The `/notes` routes: list, follow the list live, read, create, update, delete.
 ///
 /// Every failure a client can cause is an `HTTPError` with a message, which Hummingbird sends as
 /// `{"error":{"message":"..."}}`: a bad id or limit, empty content or a body that is not JSON (400), an unknown id
@@ -25,6 +26,7 @@ public struct NoteController<Writer: DatabaseWriter>: Sendable {
     public func addRoutes(to group: RouterGroup<NotesRequestContext>) {
         group
             .get(use: list)
+            .get("live", use: live)
             .get(":id", use: show)
             .post(use: create)
             .put(":id", use: update)
@@ -35,6 +37,25 @@ public struct NoteController<Writer: DatabaseWriter>: Sendable {
     @Sendable func list(_ request: Request, context: NotesRequestContext) async throws -> NoteList {
         let limit = try Self.limit(in: request)
         return NoteList(notes: try await store.latest(limit: limit))
+    }
+
+    /// `GET /notes/live?limit=N`: the N newest notes as server-sent events, each `event: notes` with the JSON of
+    /// `GET /notes` as its data: the list now, then again after each commit that changes it (an observation of the
+    /// database: a note written through this server, another server on the same database, or any client of it).
+    ///
+    /// The stream ends when the client goes away, and at graceful shutdown, so that the server can stop.
+    @Sendable func live(_ request: Request, context: NotesRequestContext) async throws -> Response {
+        let limit = try Self.limit(in: request)
+        let encoder = context.responseEncoder
+        let events = store.observeLatest(limit: limit).map { notes in
+            var event = ByteBuffer(string: "event: notes\ndata: ")
+            event.writeBytes(try encoder.encode(NoteList(notes: notes)))
+            event.writeString("\n\n")
+            return event
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: ResponseBody(asyncSequence: events.cancelOnGracefulShutdown()))
     }
 
     /// `GET /notes/:id`

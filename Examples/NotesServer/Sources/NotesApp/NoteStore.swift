@@ -39,11 +39,21 @@ public struct NoteStore<Writer: DatabaseWriter>: Sendable {
     /// SQLite (the rowid) and reads the primary key's index backwards on PostgreSQL (a request ordered by the model's
     /// primary key says no `NULLS LAST` there, since the key is never NULL).
     public func latest(limit: Int) async throws -> [Note] {
-        let newest = Note.order(Column("id").desc).limit(limit)
+        let newest = Self.newest(limit: limit)
         if let pool = sqlitePool {
             return try await pool.read { db in try db.fetchAll(newest) }
         }
         return try await database.read { session in try await session.fetchAll(newest) }
+    }
+
+    /// The `limit` newest notes, as ``latest(limit:)`` reads them, now and after each commit that changes them.
+    public func observeLatest(limit: Int) -> DatabaseObservation<[Note]> {
+        database.observe(Self.newest(limit: limit))
+    }
+
+    /// The request of the `limit` newest notes, newest first.
+    private static func newest(limit: Int) -> QueryRequest<Note> {
+        Note.order(Column("id").desc).limit(limit)
     }
 
     /// The note with `id`, or nil.

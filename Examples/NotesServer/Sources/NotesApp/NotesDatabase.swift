@@ -39,7 +39,8 @@ public enum NotesDatabase {
     }
 
     /// Opens a PostgreSQL pool of `configuration.connections` connections to `url` and applies the pending
-    /// migrations of the configuration's migrations folder (`Migrations/postgresql/` by default).
+    /// migrations of the configuration's migrations folder (`Migrations/postgresql/` by default), then installs the
+    /// notify trigger on `note` that `GET /notes/live` needs (see `PostgresObservation`).
     ///
     /// The URL is never logged: it may hold a password.
     ///
@@ -56,6 +57,10 @@ public enum NotesDatabase {
             observability: DatabaseObservability(logger: logger, tracing: true, metrics: true))
         do {
             let applied = try await migrator.migrate(pool)
+            // `GET /notes/live` observes the notes, which needs PostgreSQL's notify trigger on them. Installed here
+            // rather than by a migration, so that both backends' migration folders keep the same versions; an app of
+            // your own puts `PostgresObservation.triggerSQL(for:)` in a migration file instead.
+            try await pool.write { db in try await db.installObservationTriggers(on: ["note"]) }
             logger.info(
                 "database ready",
                 metadata: [
