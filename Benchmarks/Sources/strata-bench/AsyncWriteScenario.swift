@@ -112,8 +112,4 @@ struct AsyncWriteScenario {
         let user = Double(usage.ru_utime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec)
         return user + Double(usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_stime.tv_usec)
     }
-
-    private func median(_ values: [Double]) -> Double {
-        values.isEmpty ? 0 : values.sorted()[values.count / 2]
-    }
 }

@@ -29,27 +29,15 @@ struct ObserveScenario {
         print("")
         let own = try await latency(otherConnection: false)
         let other = try await latency(otherConnection: true)
-        print("| commit by | observation's new value after the commit: p50 | p99 | max |")
-        print("|---|---:|---:|---:|")
-        for (name, samples) in [("the pool's writer", own), ("another connection (100 ms checks)", other)] {
-            print(
-                "| \(name) | \(format(percentile(samples, 0.5))) | \(format(percentile(samples, 0.99))) | "
-                    + "\(format(samples.max() ?? .zero)) |")
-        }
-        print("")
-        print("| observers | writes/s | x none |")
-        print("|---:|---:|---:|")
         var perSecond: [Int: [Double]] = [:]
         for round in 0..<rounds {
-            for observers in [0, 10, 100] {
+            for observers in observerCounts {
                 perSecond[observers, default: []].append(try await throughput(observers: observers, round: round))
             }
         }
-        let none = median(perSecond[0] ?? [])
-        for observers in [0, 10, 100] {
-            let value = median(perSecond[observers] ?? [])
-            print("| \(observers) | \(Int(value)) | \(String(format: "%.2f", value / none)) |")
-        }
+        printObserveReport(
+            latencies: [("the pool's writer", own), ("another connection (100 ms checks)", other)],
+            writesPerSecond: perSecond)
     }
 
     private func openPool(_ name: String) async throws -> (DatabasePool, String) {
@@ -137,25 +125,49 @@ struct ObserveScenario {
         var id: Int64?
         var name: String
     }
+}
 
-    private func percentile(_ samples: [Duration], _ fraction: Double) -> Duration {
-        let sorted = samples.sorted()
-        guard !sorted.isEmpty else { return .zero }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
+/// How many observations the throughput runs have.
+let observerCounts = [0, 10, 100]
+
+/// Prints the latencies from a commit to the observation's new value, by who committed, and the writes per second by
+/// number of observers (the median of the rounds, and as a multiple of none).
+func printObserveReport(latencies: [(String, [Duration])], writesPerSecond: [Int: [Double]]) {
+    print("| commit by | observation's new value after the commit: p50 | p99 | max |")
+    print("|---|---:|---:|---:|")
+    for (name, samples) in latencies {
+        print(
+            "| \(name) | \(milliseconds(percentile(samples, 0.5))) | \(milliseconds(percentile(samples, 0.99))) | "
+                + "\(milliseconds(samples.max() ?? .zero)) |")
     }
-
-    private func median(_ values: [Double]) -> Double {
-        values.isEmpty ? 0 : values.sorted()[values.count / 2]
-    }
-
-    private func format(_ duration: Duration) -> String {
-        String(format: "%.2f ms", duration / .milliseconds(1))
+    print("")
+    print("| observers | writes/s | x none |")
+    print("|---:|---:|---:|")
+    let none = median(writesPerSecond[0] ?? [])
+    for observers in observerCounts {
+        let value = median(writesPerSecond[observers] ?? [])
+        print("| \(observers) | \(Int(value)) | \(String(format: "%.2f", value / none)) |")
     }
 }
 
+/// The `fraction` percentile of `samples` (nearest rank).
+func percentile(_ samples: [Duration], _ fraction: Double) -> Duration {
+    let sorted = samples.sorted()
+    guard !sorted.isEmpty else { return .zero }
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+    return sorted[min(max(rank, 1), sorted.count) - 1]
+}
+
+func median(_ values: [Double]) -> Double {
+    values.isEmpty ? 0 : values.sorted()[values.count / 2]
+}
+
+func milliseconds(_ duration: Duration) -> String {
+    String(format: "%.2f ms", duration / .milliseconds(1))
+}
+
 /// The newest id an observation emitted, and when.
-private final class Seen: @unchecked Sendable {
+final class Seen: @unchecked Sendable {
     private let lock = NSLock()
     private var times: [Int64: ContinuousClock.Instant] = [:]
 
@@ -175,7 +187,7 @@ private final class Seen: @unchecked Sendable {
     }
 }
 
-private final class Counter: @unchecked Sendable {
+final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
 

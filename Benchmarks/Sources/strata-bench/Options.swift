@@ -58,6 +58,8 @@ struct Options {
                               the observation's new value (p50, p99, max), for a commit through the pool and
                               one by another connection; --writes single-row writes per second with 0, 10
                               and 100 observations running (--reps rounds, medians)
+                              With --postgres URL, the same on a PostgresPool (LISTEN/NOTIFY; the commit
+                              by another client through a second pool); the server's `item` table is dropped.
           --samples COUNT     latency samples of the observe scenario (default 300)
         """
 
@@ -162,8 +164,8 @@ struct Options {
         }
         if postgresURL != nil {
             if !systemsGiven { systems = allPostgresSystems.map { $0.name } }
-            guard memory == false, memoryTable == false, scenario == nil else {
-                throw BenchmarkFailure("--postgres runs the insert, fetch and lookup phases only")
+            guard memory == false, memoryTable == false, scenario == nil || scenario == "observe" else {
+                throw BenchmarkFailure("--postgres runs the insert, fetch and lookup phases, or --scenario observe")
             }
         } else if systems.contains(where: { name in allPostgresSystems.contains { $0.name == name } }) {
             throw BenchmarkFailure("postgres-nio and strata-postgres need --postgres URL")

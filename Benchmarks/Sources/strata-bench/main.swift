@@ -11,7 +11,11 @@ func scenarioDirectory(_ scenario: String) throws -> URL {
 
 do {
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-    if let url = options.postgresURL {
+    if let url = options.postgresURL, options.scenario == "observe" {
+        try await PostgresObserveScenario(
+            url: url, samples: options.observeSamples, writes: options.poolWrites, rounds: options.reps
+        ).run()
+    } else if let url = options.postgresURL {
         try await PostgresRunner(options: options, url: url).run()
     } else if options.scenario == "import-under-load" {
         let directory = try scenarioDirectory("import")

@@ -10,15 +10,16 @@ public import StrataCore
 /// try migrator.registerObservationTriggers(version: migrator.latestVersion + 1, tables: ["note"])
 /// ```
 ///
-/// or put ``triggerSQL(for:)`` in a migration file. For each table it installs a statement-level trigger,
-/// `strata_observation`, that calls `pg_notify('strata_commits', '<schema>.<table>')` after an `INSERT`, `UPDATE`,
-/// `DELETE` or `TRUNCATE`. PostgreSQL sends the notification when the transaction commits, never for one that rolls
-/// back, and once per table however many statements wrote it.
+/// or put ``triggerSQL(for:)`` in a migration file. It creates two functions, `strata_notify_commit()` and
+/// `strata_tables_scanned()`, and for each table a statement-level trigger, `strata_observation`, that calls
+/// `pg_notify('strata_commits', '<schema>.<table>')` after an `INSERT`, `UPDATE`, `DELETE` or `TRUNCATE`. PostgreSQL
+/// sends the notification when the transaction commits, never for one that rolls back, and once per table however
+/// many statements wrote it.
 ///
-/// An observation refuses to follow a table without the trigger: after each read it asks PostgreSQL which tables the
-/// read scanned (`pg_stat_xact_user_tables`) and throws ``DatabaseError/Code/invalidArgument``, naming them, when one
-/// has no trigger, rather than never see its changes. A partitioned table needs the trigger on each partition its
-/// reads scan.
+/// An observation refuses to follow a table without the trigger: it asks PostgreSQL which tables each read scanned
+/// (`strata_tables_scanned()`, from `pg_stat_xact_user_tables`) and throws ``DatabaseError/Code/invalidArgument``,
+/// naming them, when one has no trigger, rather than never see its changes. A partitioned table needs the trigger on
+/// each partition its reads scan.
 public enum PostgresObservation {
     /// The channel the triggers notify and the pool listens on.
     public static let channel = "strata_commits"
@@ -27,8 +28,8 @@ public enum PostgresObservation {
     public static let triggerName = "strata_observation"
 
     /// The SQL that installs the notify trigger on each of `tables`, named as the requests name them (resolved through
-    /// the `search_path`): the function `strata_notify_commit()` (created or replaced), then for each table its
-    /// trigger (dropped first if it exists). Running it again changes nothing.
+    /// the `search_path`): the functions `strata_notify_commit()` and `strata_tables_scanned()` (created or replaced),
+    /// then for each table its trigger (dropped first if it exists). Running it again changes nothing.
     ///
     /// - Throws: ``DatabaseError/Code/invalidArgument`` for no table, or a name with a NUL character.
     public static func triggerSQL(for tables: [String]) throws -> String {
@@ -49,7 +50,7 @@ public enum PostgresObservation {
             END
             $strata$
             """
-        return try [function]
+        return try [function, scannedFunction]
             + tables.flatMap { table in
                 let quoted = try dialect.quote(table)
                 return [
@@ -60,21 +61,34 @@ public enum PostgresObservation {
             }
     }
 
-    /// The tables this connection has scanned and not yet reported to the statistics (`pg_stat_xact_user_tables`:
-    /// the current transaction's scans, and those of transactions that ended less than a second or so ago): by
-    /// number, with their name, their count of scans and whether they have the notify trigger. One row with nil
-    /// fields when PostgreSQL does not count scans (`track_counts` is off), so that the tables read cannot be known.
-    static let tablesScanned = SQL(
-        sql: """
-            SELECT s.relid::bigint AS relid, s.relid::regclass::text AS name,
-                s.seq_scan + coalesce(s.idx_scan, 0) AS scans,
+    /// The function that lists the tables this connection has scanned and not yet reported to the statistics
+    /// (`pg_stat_xact_user_tables`: the current transaction's scans, and those of transactions that ended less than a
+    /// second or so ago), with their number, name, count of scans and whether they have the notify trigger; one row
+    /// of nulls when PostgreSQL does not count scans (`track_counts` is off), so that the tables read cannot be known.
+    /// A PL/pgSQL function, so that its query is planned once per connection rather than at each read.
+    static let scannedFunction = """
+        CREATE OR REPLACE FUNCTION strata_tables_scanned()
+            RETURNS TABLE (relid bigint, name text, scans bigint, observable boolean)
+            LANGUAGE plpgsql STABLE AS $strata$
+        #variable_conflict use_column
+        BEGIN
+            IF NOT current_setting('track_counts')::boolean THEN
+                RETURN QUERY SELECT NULL::bigint, NULL::text, NULL::bigint, NULL::boolean;
+                RETURN;
+            END IF;
+            RETURN QUERY
+            SELECT s.relid::bigint, s.relid::regclass::text, s.seq_scan + coalesce(s.idx_scan, 0),
                 EXISTS (
                     SELECT 1 FROM pg_trigger t
-                    WHERE t.tgrelid = s.relid AND t.tgname = '\(triggerName)' AND t.tgenabled <> 'D') AS observable
+                    WHERE t.tgrelid = s.relid AND t.tgname = '\(triggerName)' AND t.tgenabled <> 'D')
             FROM pg_stat_xact_user_tables s
-            WHERE s.seq_scan + coalesce(s.idx_scan, 0) > 0 AND current_setting('track_counts')::boolean
-            UNION ALL SELECT NULL, NULL, NULL, NULL WHERE NOT current_setting('track_counts')::boolean
-            """)
+            WHERE s.seq_scan + coalesce(s.idx_scan, 0) > 0;
+        END
+        $strata$
+        """
+
+    /// The rows of ``scannedFunction``.
+    static let tablesScanned = SQL(sql: "SELECT relid, name, scans, observable FROM strata_tables_scanned()")
 
     /// A row of ``tablesScanned``.
     struct TableScans: Decodable {
@@ -84,6 +98,21 @@ public enum PostgresObservation {
         var observable: Bool?
     }
 
+    /// The tables `session`'s connection scanned (``tablesScanned``).
+    ///
+    /// - Throws: ``DatabaseError/Code/invalidArgument`` when the function is missing: no trigger was installed.
+    private static func scans(in session: PostgresSession) async throws -> [TableScans] {
+        do {
+            return try await session.fetchAll(TableScans.self, tablesScanned)
+        } catch let error as DatabaseError where error.sqlState == "42883" {
+            throw DatabaseError(
+                code: .invalidArgument,
+                message: "cannot observe: no \(triggerName) trigger is installed in this schema, so no commit would be "
+                    + "seen; install it on the tables you observe with "
+                    + "Migrator.registerObservationTriggers(version:tables:) (see PostgresObservation)")
+        }
+    }
+
     /// Reads `fetch` in `session`'s transaction, and throws when it scanned a table without the notify trigger (or
     /// the tables it scanned cannot be known): the scans counted before and after tell which tables it read.
     ///
@@ -91,9 +120,9 @@ public enum PostgresObservation {
     static func readRefusingUntriggeredTables<Output>(
         in session: PostgresSession, _ fetch: (PostgresSession) async throws -> Output
     ) async throws -> Output {
-        let before = try await session.fetchAll(TableScans.self, tablesScanned)
+        let before = try await scans(in: session)
         let result = try await fetch(session)
-        let after = try await session.fetchAll(TableScans.self, tablesScanned)
+        let after = try await scans(in: session)
         guard after.allSatisfy({ $0.relid != nil }) else {
             throw DatabaseError(
                 code: .invalidArgument,

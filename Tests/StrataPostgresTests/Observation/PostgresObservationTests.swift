@@ -45,24 +45,43 @@ struct PostgresObservationTests {
     @Test("a read of a table without the notify trigger is refused, naming the table, before any result")
     func untriggeredTableIsRefused() async throws {
         try await PostgresTestServer.withPool { pool in
-            try await pool.write { db in try await db.execute(SQL(sql: Note.createTable)) }
-            let emitted = Emitted()
-            let error = await #expect(throws: DatabaseError.self) {
-                for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
-                    emitted.append(count)
-                }
+            try await pool.write { db in
+                try await db.execute(SQL(sql: Note.createTable))
+                try await db.execute("CREATE TABLE tag (id bigint PRIMARY KEY)")
             }
-            #expect(error?.code == .invalidArgument)
-            let message = error?.description ?? ""
-            #expect(message.contains("note") && message.contains("registerObservationTriggers"), "\(message)")
-            #expect(emitted.all.isEmpty)
-            // A read that touches no table, or only tables with the trigger, is followed.
-            try await pool.write { db in try await db.installObservationTriggers(on: ["note"]) }
+            // No trigger anywhere in the schema yet.
+            let none = try await refusal(observingNotesOf: pool)
+            #expect(none.contains("no strata_observation trigger is installed"), "\(none)")
+            // A trigger on another table: the one read is named.
+            try await pool.write { db in try await db.installObservationTriggers(on: ["tag"]) }
+            let other = try await refusal(observingNotesOf: pool)
+            #expect(other.contains("cannot observe note") && other.contains("registerObservationTriggers"), "\(other)")
+            // A disabled trigger tells of nothing: refused too.
+            try await pool.write { db in
+                try await db.installObservationTriggers(on: ["note"])
+                try await db.execute("ALTER TABLE note DISABLE TRIGGER strata_observation")
+            }
+            #expect(try await refusal(observingNotesOf: pool).contains("cannot observe note"))
+            // With the trigger, the same read is followed.
+            try await pool.write { db in try await db.execute("ALTER TABLE note ENABLE TRIGGER strata_observation") }
             for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
                 #expect(count == 0)
                 break
             }
         }
+    }
+
+    /// The message of the error an observation of the notes of `pool` throws, which must come before any result.
+    private func refusal(observingNotesOf pool: PostgresPool) async throws -> String {
+        let emitted = Emitted()
+        let error = await #expect(throws: DatabaseError.self) {
+            for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                emitted.append(count)
+            }
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(emitted.all.isEmpty)
+        return error?.description ?? ""
     }
 
     @Test("the migration helper installs the triggers; another client's commit is then seen")
@@ -159,6 +178,10 @@ struct PostgresObservationTests {
     @Test("with replicas, an observation reads on the primary, which its notifications come from")
     func observationReadsOnThePrimary() async throws {
         try await PostgresTestServer.withPool(replicaNames: ["strata-replica"]) { pool in
+            try await pool.write { db in
+                try await db.execute(SQL(sql: Note.createTable))
+                try await db.installObservationTriggers(on: ["note"])
+            }
             for try await application in pool.observe({ db in
                 try await db.fetchOne(String.self, "SELECT current_setting('application_name')")
             }) {
