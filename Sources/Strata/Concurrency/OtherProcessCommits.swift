@@ -11,61 +11,35 @@
 ///
 /// See https://www.sqlite.org/pragma.html#pragma_data_version
 final class OtherProcessCommits: Sendable {
-    private struct State {
-        /// The polling task while it runs; nil when stopped.
-        var task: Task<Void, Never>?
-        /// Whether the running task has read the value once.
-        var hasFirstValue = false
-        /// The callers of ``start()`` waiting for the first value.
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        /// Set for good by ``stop()``.
-        var isStopped = false
-    }
-
     private let path: String
     private let interval: Duration
     private let commits: CommitBroadcast
-    private let state = LockedValue(State())
+    /// The polling task's lifetime.
+    private let watch: CommitWatch
 
     init(path: String, interval: Duration, commits: CommitBroadcast) {
         self.path = path
         self.interval = interval
         self.commits = commits
+        watch = CommitWatch(commits: commits)
     }
 
     /// Starts polling unless it runs, and returns once the value has been read (or could not be, or polling stopped):
     /// called once something listens, before its first read.
     func start() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.isStopped || (state.task != nil && state.hasFirstValue) { return true }
-                state.waiters.append(continuation)
-                if state.task == nil {
-                    state.hasFirstValue = false
-                    state.task = Task { await self.poll() }
-                }
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        // Polling answers without an error: a failed read is announced as a commit instead.
+        try? await watch.start { await self.poll() }
     }
 
     /// Stops polling for good and waits for the poll under way: the pool or queue is closing.
     func stop() async {
-        let (task, waiters) = state.withLock { state in
-            state.isStopped = true
-            defer { state.waiters = [] }
-            return (state.task, state.waiters)
-        }
-        for waiter in waiters { waiter.resume() }
-        task?.cancel()
-        await task?.value
+        await watch.stop()
     }
 
     private func poll() async {
         var connection: SerialConnection?
         var lastVersion: Int64?
-        while keepPolling() {
+        while watch.keepRunning() {
             do {
                 if connection == nil {
                     // Opened on the cooperative pool: a few system calls, once per start.
@@ -86,29 +60,9 @@ final class OtherProcessCommits: Sendable {
                 connection = nil
                 lastVersion = -1
             }
-            let waiters = state.withLock { state in
-                state.hasFirstValue = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
+            watch.answer()
             try? await Task.sleep(for: interval)
         }
         await connection?.close()
-    }
-
-    /// Whether to poll again: while anything listens and ``stop()`` has not run. Otherwise marks the task ended, under
-    /// the same lock as ``start()``, so that a listener that comes meanwhile starts a new one.
-    private func keepPolling() -> Bool {
-        let (keep, waiters) = state.withLock { state in
-            guard !state.isStopped, !Task.isCancelled, commits.listenerCount > 0 else {
-                if !state.isStopped { state.task = nil }
-                defer { state.waiters = [] }
-                return (false, state.waiters)
-            }
-            return (true, [])
-        }
-        for waiter in waiters { waiter.resume() }
-        return keep
     }
 }
