@@ -16,9 +16,9 @@ struct PostgresObservationTests {
 
         var all: [Int] { values.get() }
 
-        /// Waits until the last value is `expected`, failing after ten seconds.
+        /// Waits until the last value is `expected`, failing after 30 seconds: a bound for a broken observation.
         func wait(forLast expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            try await within(10, "the observation's value \(expected)", sourceLocation: sourceLocation) {
+            try await within(30, "the observation's value \(expected)", sourceLocation: sourceLocation) {
                 while self.all.last != expected { try await Task.sleep(for: .milliseconds(5)) }
             }
         }
@@ -136,7 +136,7 @@ struct PostgresObservationTests {
             // Committed while no connection may listen: the read after the new LISTEN sees it.
             try await insertNote(pool, "while the listener is away")
             try await emitted.wait(forLast: 1)
-            let second = try await within(10, "a new listening connection") {
+            let second = try await within(30, "a new listening connection") {
                 while true {
                     let now = try await listeners(named: name, on: pool)
                     if now.count == 1, now != first { return now }
@@ -162,7 +162,7 @@ struct PostgresObservationTests {
                 #expect(try await listeners(named: name, on: pool).count == 1)
                 break
             }
-            try await within(10, "the listening connection's close") {
+            try await within(30, "the listening connection's close") {
                 while try await !listeners(named: name, on: pool).isEmpty {
                     try await Task.sleep(for: .milliseconds(50))
                 }
