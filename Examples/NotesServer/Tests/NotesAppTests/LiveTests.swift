@@ -76,7 +76,6 @@ import Testing
 private final class EventStreamClient: Sendable {
     private let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     private let reader: Task<Void, Never>
-    private let events: AsyncThrowingStream<[Note], any Error>
     private let iterator: LockedIterator
     /// The response's `Content-Type`.
     let contentType: String?
@@ -92,7 +91,6 @@ private final class EventStreamClient: Sendable {
         self.channel = channel
         let (events, continuation) = AsyncThrowingStream.makeStream(of: [Note].self)
         let (head, headContinuation) = AsyncThrowingStream.makeStream(of: String.self)
-        self.events = events
         iterator = LockedIterator(events.makeAsyncIterator())
         reader = Task {
             do {
