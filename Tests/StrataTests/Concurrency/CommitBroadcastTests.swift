@@ -1,0 +1,93 @@
+import StrataCore
+import Testing
+
+/// What a reader's `commitNotifications()` are made of: commits coalesce while a listener takes none, a waiting
+/// listener is woken, a sequence dropped or cancelled stops listening, and finishing ends them all.
+@Suite("Commit broadcast: coalesced commits, waiting listeners woken, dropped and finished sequences end")
+struct CommitBroadcastTests {
+    @Test("commits announced while a listener takes none come to it as one element")
+    func coalesces() async throws {
+        let broadcast = CommitBroadcast()
+        var commits = broadcast.listen().makeAsyncIterator()
+        for _ in 0..<1_000 { broadcast.announce() }
+        #expect(try await commits.next() != nil)
+        broadcast.finish()
+        #expect(try await commits.next() == nil)
+    }
+
+    @Test("a listener gets only the commits announced after it began listening")
+    func onlyLaterCommits() async throws {
+        let broadcast = CommitBroadcast()
+        broadcast.announce()
+        var commits = broadcast.listen().makeAsyncIterator()
+        broadcast.finish()
+        #expect(try await commits.next() == nil)
+    }
+
+    @Test("a listener waiting for its next element is woken by a commit, each time")
+    func wakesWaitingListener() async throws {
+        let broadcast = CommitBroadcast()
+        let taken = LockedValue(0)
+        let listening = Task {
+            for try await _ in broadcast.listen() { taken.withLock { $0 += 1 } }
+        }
+        while broadcast.listenerCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        for commit in 1...3 {
+            broadcast.announce()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while taken.withLock({ $0 }) < commit, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(taken.withLock { $0 } == commit)
+        }
+        broadcast.finish()
+        try await listening.value
+        #expect(taken.withLock { $0 } == 3)
+    }
+
+    @Test("dropping a sequence stops its listening")
+    func droppedSequenceStopsListening() async throws {
+        let broadcast = CommitBroadcast()
+        let other = broadcast.listen()
+        do {
+            let commits = broadcast.listen()
+            #expect(broadcast.listenerCount == 2)
+            withExtendedLifetime(commits) {}
+        }
+        #expect(broadcast.listenerCount == 1)
+        withExtendedLifetime(other) {}
+    }
+
+    @Test("cancelling the task that waits for an element ends its sequence and its listening")
+    func cancelledWaitEnds() async throws {
+        let broadcast = CommitBroadcast()
+        let listening = Task {
+            var taken = 0
+            for try await _ in broadcast.listen() { taken += 1 }
+            return taken
+        }
+        while broadcast.listenerCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(20))
+        listening.cancel()
+        #expect(try await listening.value == 0)
+        #expect(broadcast.listenerCount == 0)
+    }
+
+    @Test("finishing ends the waiting listeners, and a listener that begins afterwards ends at once")
+    func finishEndsAll() async throws {
+        let broadcast = CommitBroadcast()
+        let waiting = (0..<5).map { _ in
+            Task {
+                var taken = 0
+                for try await _ in broadcast.listen() { taken += 1 }
+                return taken
+            }
+        }
+        while broadcast.listenerCount < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        broadcast.finish()
+        for task in waiting { #expect(try await task.value == 0) }
+        var late = broadcast.listen().makeAsyncIterator()
+        #expect(try await late.next() == nil)
+        #expect(broadcast.listenerCount == 0)
+    }
+}
