@@ -78,13 +78,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .macro(
-            name: "StrataRecordMacros",
+        // `@Table`'s expansion, a plain library: the macro plugin below hands it each expansion, and the macro's tests
+        // link it. Tests that linked the macro target itself would be built for the host, as the macro is, and so would
+        // every module they depend on: the package and its dependencies were compiled twice by each `swift test`.
+        .target(
+            name: "StrataRecordExpansion",
             dependencies: [
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .macro(
+            name: "StrataRecordMacros",
+            dependencies: [
+                "StrataRecordExpansion",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -155,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "StrataRecordMacroTests",
             dependencies: [
-                "StrataRecordMacros",
+                "StrataRecordExpansion",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ],
             swiftSettings: swiftSettings

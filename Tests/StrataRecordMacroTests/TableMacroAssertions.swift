@@ -3,7 +3,7 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
-@testable import StrataRecordMacros
+@testable import StrataRecordExpansion
 
 /// Expands `@Table` in `source` and checks the expanded source and the diagnostics, recording each mismatch as an
 /// issue at the place it concerns: the calling test, or the `DiagnosticSpec` that does not match.

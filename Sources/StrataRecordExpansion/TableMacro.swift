@@ -1,7 +1,6 @@
-import SwiftCompilerPlugin
 import SwiftDiagnostics
-import SwiftSyntax
-import SwiftSyntaxMacros
+public import SwiftSyntax
+public import SwiftSyntaxMacros
 
 /// `@Table("name")`: the `Model` and `GeneratedRecord` conformances of a struct, read from its stored properties
 /// the way Swift synthesizes `Codable` from them, and that `Codable` conformance itself.
@@ -11,8 +10,8 @@ import SwiftSyntaxMacros
 /// one declared in an extension is then a redeclaration, a compile error, rather than coding that the generated
 /// reader and writer silently ignore. Stored properties and coding keys inside `#if` get their code under the same
 /// conditions.
-struct TableMacro: ExtensionMacro {
-    static func expansion(
+public struct TableMacro: ExtensionMacro {
+    public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,
         providingExtensionsOf type: some TypeSyntaxProtocol,
@@ -287,9 +286,4 @@ struct MemberWriter {
         lines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { "    " + $0 }
             .joined(separator: "\n")
     }
-}
-
-@main
-struct StrataRecordMacrosPlugin: CompilerPlugin {
-    let providingMacros: [any Macro.Type] = [TableMacro.self]
 }
