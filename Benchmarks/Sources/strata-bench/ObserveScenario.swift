@@ -29,15 +29,14 @@ struct ObserveScenario {
         print("")
         let own = try await latency(otherConnection: false)
         let other = try await latency(otherConnection: true)
-        var perSecond: [Int: [Double]] = [:]
+        var runs: [Int: [ThroughputRun]] = [:]
         for round in 0..<rounds {
             for observers in observerCounts {
-                perSecond[observers, default: []].append(try await throughput(observers: observers, round: round))
+                runs[observers, default: []].append(try await throughput(observers: observers, round: round))
             }
         }
         printObserveReport(
-            latencies: [("the pool's writer", own), ("another connection (100 ms checks)", other)],
-            writesPerSecond: perSecond)
+            latencies: [("the pool's writer", own), ("another connection (100 ms checks)", other)], throughput: runs)
     }
 
     private func openPool(_ name: String) async throws -> (DatabasePool, String) {
@@ -93,31 +92,17 @@ struct ObserveScenario {
         return samples
     }
 
-    /// Single-row writes per second from one task, with `observers` observations running.
-    private func throughput(observers: Int, round: Int) async throws -> Double {
+    /// Single-row writes from one task, with `observers` observations running.
+    private func throughput(observers: Int, round: Int) async throws -> ThroughputRun {
         let (pool, path) = try await openPool("observe-throughput-\(observers)-\(round).sqlite")
         defer { remove(path) }
-        let started = Counter()
-        let tasks = (0..<observers).map { _ in
-            Task {
-                var first = true
-                for try await _ in pool.observe({ db in try db.fetchCount(Item.all()) }) where first {
-                    started.increment()
-                    first = false
-                }
-            }
-        }
-        while started.value < observers { try await Task.sleep(for: .milliseconds(1)) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        for index in 0..<writes {
+        let run = try await measureThroughput(observers: observers, writes: writes) { seen in
+            for try await _ in pool.observe({ db in try db.fetchCount(Item.all()) }) { seen() }
+        } write: { index in
             try await pool.write { db in try db.execute("INSERT INTO item (name) VALUES (\(String(index)))") }
         }
-        let elapsed = clock.now - start
-        for task in tasks { task.cancel() }
-        for task in tasks { _ = await task.result }
         await pool.close()
-        return Double(writes) / (elapsed / .seconds(1))
+        return run
     }
 
     struct Item: Model {
@@ -130,9 +115,39 @@ struct ObserveScenario {
 /// How many observations the throughput runs have.
 let observerCounts = [0, 10, 100]
 
-/// Prints the latencies from a commit to the observation's new value, by who committed, and the writes per second by
-/// number of observers (the median of the rounds, and as a multiple of none).
-func printObserveReport(latencies: [(String, [Duration])], writesPerSecond: [Int: [Double]]) {
+/// One throughput run with observations: the writes per second, and how many new values each observation had
+/// during the writes (the mean over the observations).
+struct ThroughputRun {
+    var writesPerSecond: Double
+    var valuesPerObservation: Double
+}
+
+/// Runs `writes` calls of `write` from one task, with `observers` tasks each running `observe`, which calls the
+/// closure it is given once per value, once every observation has its first value.
+func measureThroughput(
+    observers: Int, writes: Int,
+    observe: @escaping @Sendable (_ seen: @escaping @Sendable () -> Void) async throws -> Void,
+    write: (Int) async throws -> Void
+) async throws -> ThroughputRun {
+    let values = (0..<observers).map { _ in Counter() }
+    let tasks = values.map { counter in Task { try await observe { counter.increment() } } }
+    while values.contains(where: { $0.value == 0 }) { try await Task.sleep(for: .milliseconds(1)) }
+    let clock = ContinuousClock()
+    let start = clock.now
+    for index in 0..<writes { try await write(index) }
+    let elapsed = clock.now - start
+    let seen = values.map { Double($0.value - 1) }.reduce(0, +)
+    for task in tasks { task.cancel() }
+    for task in tasks { _ = await task.result }
+    return ThroughputRun(
+        writesPerSecond: Double(writes) / (elapsed / .seconds(1)),
+        valuesPerObservation: observers == 0 ? 0 : seen / Double(observers))
+}
+
+/// Prints the latencies from a commit to the observation's new value, by who committed, and by number of observers
+/// the writes per second (the median of the rounds, and as a multiple of none) and the new values each observation had
+/// (the median of the rounds).
+func printObserveReport(latencies: [(String, [Duration])], throughput: [Int: [ThroughputRun]]) {
     print("| commit by | observation's new value after the commit: p50 | p99 | max |")
     print("|---|---:|---:|---:|")
     for (name, samples) in latencies {
@@ -141,12 +156,15 @@ func printObserveReport(latencies: [(String, [Duration])], writesPerSecond: [Int
                 + "\(milliseconds(samples.max() ?? .zero)) |")
     }
     print("")
-    print("| observers | writes/s | x none |")
-    print("|---:|---:|---:|")
-    let none = median(writesPerSecond[0] ?? [])
+    print("| observers | writes/s | x none | new values per observation |")
+    print("|---:|---:|---:|---:|")
+    let none = median((throughput[0] ?? []).map(\.writesPerSecond))
     for observers in observerCounts {
-        let value = median(writesPerSecond[observers] ?? [])
-        print("| \(observers) | \(Int(value)) | \(String(format: "%.2f", value / none)) |")
+        let runs = throughput[observers] ?? []
+        let value = median(runs.map(\.writesPerSecond))
+        print(
+            "| \(observers) | \(Int(value)) | \(String(format: "%.2f", value / none)) | "
+                + "\(Int(median(runs.map(\.valuesPerObservation)))) |")
     }
 }
 

@@ -30,10 +30,10 @@ struct PostgresObserveScenario {
             let backToBack = try await latency(pool, writer: pool, spaced: false)
             let own = try await latency(pool, writer: pool, spaced: true)
             let another = try await latency(pool, writer: other, spaced: true)
-            var perSecond: [Int: [Double]] = [:]
+            var runs: [Int: [ThroughputRun]] = [:]
             for _ in 0..<rounds {
                 for observers in observerCounts {
-                    perSecond[observers, default: []].append(try await throughput(pool, observers: observers))
+                    runs[observers, default: []].append(try await throughput(pool, observers: observers))
                 }
             }
             try await pool.write { db in try await db.execute("DROP TABLE IF EXISTS item") }
@@ -44,7 +44,7 @@ struct PostgresObserveScenario {
                     ("the pool itself, each commit right after the last value", backToBack),
                     ("the pool itself, a commit every 50 to 150 ms", own),
                     ("another client, a commit every 50 to 150 ms", another),
-                ], writesPerSecond: perSecond)
+                ], throughput: runs)
         } catch {
             await other.close()
             await pool.close()
@@ -89,29 +89,15 @@ struct PostgresObserveScenario {
         return samples
     }
 
-    /// Single-row writes per second from one task, with `observers` observations running.
-    private func throughput(_ pool: PostgresPool, observers: Int) async throws -> Double {
+    /// Single-row writes from one task, with `observers` observations running.
+    private func throughput(_ pool: PostgresPool, observers: Int) async throws -> ThroughputRun {
         try await createTable(pool)
-        let started = Counter()
-        let tasks = (0..<observers).map { _ in
-            Task {
-                var first = true
-                for try await _ in pool.observe({ db in try await db.fetchOne(Int.self, "SELECT count(*) FROM item") })
-                where first {
-                    started.increment()
-                    first = false
-                }
+        return try await measureThroughput(observers: observers, writes: writes) { seen in
+            for try await _ in pool.observe({ db in try await db.fetchOne(Int.self, "SELECT count(*) FROM item") }) {
+                seen()
             }
-        }
-        while started.value < observers { try await Task.sleep(for: .milliseconds(1)) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        for index in 0..<writes {
+        } write: { index in
             try await pool.write { db in try await db.execute("INSERT INTO item (name) VALUES (\(String(index)))") }
         }
-        let elapsed = clock.now - start
-        for task in tasks { task.cancel() }
-        for task in tasks { _ = await task.result }
-        return Double(writes) / (elapsed / .seconds(1))
     }
 }
