@@ -11,6 +11,8 @@ import Strata
 ///   the pool knows nothing of, as another process's would be: the pool finds it through `PRAGMA data_version`,
 ///   checked every `otherProcessCheckInterval` (100 ms by default). A random pause (0 to 100 ms) before each insert
 ///   spreads the commits over the interval.
+/// - **Latency, another process**: the same, with the row inserted by a child process (``ObserveWriterChild``), which
+///   reports when its commit returned on the system's monotonic clock.
 /// - **Write throughput with observers**: `writes` single-row `pool.write`s from one task, with 0, 10 and 100
 ///   observations of `SELECT count(*)` running, each re-reading after every commit; writes per second, the median of
 ///   `rounds` runs, and as a multiple of the run without observers.
@@ -27,8 +29,9 @@ struct ObserveScenario {
             "observe: a DatabasePool file, WAL, synchronous = \(synchronous), 4 readers; \(samples) latency samples; "
                 + "\(writes) writes per throughput run, \(rounds) rounds, medians")
         print("")
-        let own = try await latency(otherConnection: false)
-        let other = try await latency(otherConnection: true)
+        let own = try await latency(.pool)
+        let other = try await latency(.otherConnection)
+        let otherProcess = try await latency(.otherProcess)
         var runs: [Int: [ThroughputRun]] = [:]
         for round in 0..<rounds {
             for observers in observerCounts {
@@ -36,7 +39,10 @@ struct ObserveScenario {
             }
         }
         printObserveReport(
-            latencies: [("the pool's writer", own), ("another connection (100 ms checks)", other)], throughput: runs)
+            latencies: [
+                ("the pool's writer", own), ("another connection (100 ms checks)", other),
+                ("another process (100 ms checks)", otherProcess),
+            ], throughput: runs)
     }
 
     private func openPool(_ name: String) async throws -> (DatabasePool, String) {
@@ -55,38 +61,52 @@ struct ObserveScenario {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
+    /// Who commits in a latency run.
+    enum Committer: String {
+        /// The pool's own writer.
+        case pool
+        /// A `Database` connection of this process that the pool knows nothing of.
+        case otherConnection = "other-connection"
+        /// A child process (this executable, `--observe-writer-child`) with a connection of its own.
+        case otherProcess = "other-process"
+    }
+
     /// The time from each commit's return to the observation's new value.
-    private func latency(otherConnection: Bool) async throws -> [Duration] {
-        let (pool, path) = try await openPool("observe-latency-\(otherConnection).sqlite")
+    private func latency(_ committer: Committer) async throws -> [Duration] {
+        let (pool, path) = try await openPool("observe-latency-\(committer.rawValue).sqlite")
         defer { remove(path) }
-        let other = otherConnection ? try Database(path: path) : nil
+        let other = committer == .otherConnection ? try Database(path: path) : nil
+        let child = committer == .otherProcess ? try ObserveWriterChild(path: path) : nil
         let seen = Seen()
-        let clock = ContinuousClock()
         let observing = Task {
             let newestID: @Sendable (Database) throws -> Int64? = { db in
                 try db.fetchOne(Int64.self, query: "SELECT max(id) FROM item")
             }
             for try await newest in pool.observe(newestID) {
-                seen.record(newest ?? 0, at: clock.now)
+                seen.record(newest ?? 0, at: monotonicNow())
             }
         }
         var samples: [Duration] = []
         try await seen.wait(for: 0)
         for id in 1...Int64(self.samples) {
-            let returned: ContinuousClock.Instant
-            if let other {
+            let returned: Duration
+            if let child {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0..<100)))
+                returned = try await child.insert(id)
+            } else if let other {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0..<100)))
                 try other.execute("INSERT INTO item (id, name) VALUES (\(id), 'other')")
-                returned = clock.now
+                returned = monotonicNow()
             } else {
                 try await pool.write { db in try db.execute("INSERT INTO item (id, name) VALUES (\(id), 'own')") }
-                returned = clock.now
+                returned = monotonicNow()
             }
             let observed = try await seen.wait(for: id)
             samples.append(max(observed - returned, .zero))
         }
         observing.cancel()
         _ = await observing.result
+        try child?.finish()
         other?.close()
         await pool.close()
         return samples
@@ -184,18 +204,26 @@ func milliseconds(_ duration: Duration) -> String {
     String(format: "%.2f ms", duration / .milliseconds(1))
 }
 
-/// The newest id an observation emitted, and when.
+/// The time on the system's monotonic clock (`CLOCK_MONOTONIC`), which another process reads the same: what the latency
+/// runs compare.
+func monotonicNow() -> Duration {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+}
+
+/// The newest id an observation emitted, and when (``monotonicNow()``).
 final class Seen: @unchecked Sendable {
     private let lock = NSLock()
-    private var times: [Int64: ContinuousClock.Instant] = [:]
+    private var times: [Int64: Duration] = [:]
 
-    func record(_ id: Int64, at time: ContinuousClock.Instant) {
+    func record(_ id: Int64, at time: Duration) {
         lock.withLock { times[id] = time }
     }
 
     /// When the observation emitted `id`, once it has.
     @discardableResult
-    func wait(for id: Int64) async throws -> ContinuousClock.Instant {
+    func wait(for id: Int64) async throws -> Duration {
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
             if let time = lock.withLock({ times[id] }) { return time }
@@ -203,6 +231,79 @@ final class Seen: @unchecked Sendable {
             try await Task.sleep(for: .microseconds(200))
         }
     }
+}
+
+/// A child process that inserts into the latency run's table on request: this executable run with
+/// `--observe-writer-child PATH`. Each line it reads is an id, which it inserts in a transaction of its own; it answers
+/// with the id and the time its commit returned (``monotonicNow()``, in nanoseconds).
+final class ObserveWriterChild: Sendable {
+    static let argument = "--observe-writer-child"
+
+    private let process: Process
+    private let requests: FileHandle
+    private let answers: FileHandle
+
+    init(path: String) throws {
+        let process = Process()
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [Self.argument, path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        self.process = process
+        requests = input.fileHandleForWriting
+        answers = output.fileHandleForReading
+    }
+
+    /// Has the child insert `id`, and returns when its commit returned.
+    func insert(_ id: Int64) async throws -> Duration {
+        requests.write(Data("\(id)\n".utf8))
+        let answers = self.answers
+        // Read on a thread of its own: a blocking read must not hold one of the cooperative pool's threads, which the
+        // observation needs.
+        let line = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: readLine(from: answers)) }
+        }
+        let fields = line.split(separator: " ")
+        guard fields.count == 2, Int64(fields[0]) == id, let nanoseconds = Int64(fields[1]) else {
+            throw BenchmarkFailure("the writer child answered \(line.debugDescription) for \(id)")
+        }
+        return .nanoseconds(nanoseconds)
+    }
+
+    /// Ends the child: it exits once its input closes.
+    func finish() throws {
+        try requests.close()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchmarkFailure("the writer child exited with status \(process.terminationStatus)")
+        }
+    }
+
+    /// The child's side: inserts each id read from standard input and answers on standard output.
+    static func run(path: String) throws {
+        let db = try Database(path: path)
+        while let line = Swift.readLine(), let id = Int64(line) {
+            try db.execute("INSERT INTO item (id, name) VALUES (\(id), 'other process')")
+            let time = monotonicNow()
+            let nanoseconds = time.components.seconds * 1_000_000_000 + time.components.attoseconds / 1_000_000_000
+            FileHandle.standardOutput.write(Data("\(id) \(nanoseconds)\n".utf8))
+        }
+        db.close()
+    }
+}
+
+/// One line from `handle`, without its newline; what was read when the handle ends first.
+private func readLine(from handle: FileHandle) -> String {
+    var bytes: [UInt8] = []
+    while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+        bytes.append(first)
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 final class Counter: @unchecked Sendable {

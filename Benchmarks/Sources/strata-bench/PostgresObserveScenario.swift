@@ -68,11 +68,10 @@ struct PostgresObserveScenario {
     private func latency(_ pool: PostgresPool, writer: PostgresPool, spaced: Bool) async throws -> [Duration] {
         try await createTable(pool)
         let seen = Seen()
-        let clock = ContinuousClock()
         let observing = Task {
             for try await newest in pool.observe({ db in try await db.fetchOne(Int64.self, "SELECT max(id) FROM item") }
             ) {
-                seen.record(newest ?? 0, at: clock.now)
+                seen.record(newest ?? 0, at: monotonicNow())
             }
         }
         var samples: [Duration] = []
@@ -80,7 +79,7 @@ struct PostgresObserveScenario {
         for id in 1...Int64(self.samples) {
             if spaced { try await Task.sleep(for: .milliseconds(Int.random(in: 50...150))) }
             try await writer.write { db in try await db.execute("INSERT INTO item (id, name) VALUES (\(id), 'x')") }
-            let returned = clock.now
+            let returned = monotonicNow()
             let observed = try await seen.wait(for: id)
             samples.append(max(observed - returned, .zero))
         }

@@ -10,6 +10,10 @@ func scenarioDirectory(_ scenario: String) throws -> URL {
 }
 
 do {
+    if CommandLine.arguments.count == 3, CommandLine.arguments[1] == ObserveWriterChild.argument {
+        try ObserveWriterChild.run(path: CommandLine.arguments[2])
+        exit(0)
+    }
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
     if let url = options.postgresURL, options.scenario == "observe" {
         try await PostgresObserveScenario(
