@@ -55,9 +55,10 @@ struct Options {
           --batch-rows ROWS   models per run (default 10000)
           --batch-file        the table in a WAL file with synchronous = NORMAL instead of in memory
           --scenario observe  observations of a DatabasePool (WAL, --synchronous): the time from a commit to
-                              the observation's new value (p50, p99, max), for a commit through the pool and
-                              one by another connection; --writes single-row writes per second with 0, 10
-                              and 100 observations running (--reps rounds, medians)
+                              the observation's new value (p50, p99, max), for a commit through the pool,
+                              one by another connection and one by a child process; --writes single-row
+                              writes per second with 0, 10 and 100 observations running (--reps rounds,
+                              medians), and the new values each observation had meanwhile
                               With --postgres URL, the same on a PostgresPool (LISTEN/NOTIFY; the commit
                               by another client through a second pool); the server's `item` table is dropped.
           --samples COUNT     latency samples of the observe scenario (default 300)
