@@ -42,10 +42,9 @@ public final class PostgresPool: DatabaseWriter, Service {
     private let replicas: [PostgresConnectionPool]
     /// The index of the replica for the next read.
     private let nextReplica = LockedValue(0)
-    /// What the pool's observations hear of commits, from ``commitListener``.
-    private let commits: CommitBroadcast
-    /// Listens for commits on the primary while anything observes the pool.
-    private let commitListener: PostgresCommitListener
+    /// What the pool's observations hear of commits: PostgreSQL's notifications, which a connection to the primary
+    /// listens for while anything observes the pool.
+    private let commits: ReaderCommits
 
     /// A pool of at most `connections` connections to the server at `url`, and as many to each of `replicas`.
     ///
@@ -87,9 +86,7 @@ public final class PostgresPool: DatabaseWriter, Service {
             endpoint: try PostgresEndpoint(url: url), maximum: connections, logger: logger,
             observability: observability, kind: "primary")
         self.primary = primary
-        let commits = CommitBroadcast()
-        self.commits = commits
-        commitListener = PostgresCommitListener(pool: primary, commits: commits)
+        commits = ReaderCommits(lookOut: PostgresCommitListener(pool: primary))
         self.replicas = try replicas.map {
             PostgresConnectionPool(
                 endpoint: try PostgresEndpoint(url: $0), maximum: connections, logger: logger,
@@ -111,8 +108,7 @@ public final class PostgresPool: DatabaseWriter, Service {
     /// await pool.close()
     /// ```
     public func close() async {
-        commits.finish()
-        await commitListener.stop()
+        await commits.finish()
         await withDiscardingTaskGroup { group in
             for pool in [primary] + replicas {
                 group.addTask { await pool.close() }
@@ -127,9 +123,7 @@ public final class PostgresPool: DatabaseWriter, Service {
     ///
     /// - Throws: ``DatabaseError`` when the primary cannot be reached.
     public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
-        let notifications = commits.listen()
-        try await commitListener.start()
-        return notifications
+        try await commits.listen()
     }
 
     /// Reads one result of an observation: on the primary, which the notifications come from, so that the read sees

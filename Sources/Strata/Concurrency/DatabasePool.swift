@@ -41,7 +41,7 @@ public final class DatabasePool: Sendable {
     /// Checkpoints the WAL off the writer's path; nil when `configure` turned checkpoints off.
     private let checkpointer: Checkpointer?
     /// Hears of the writer's commits and other processes', for observations (see ``commitNotifications()``).
-    private let commits: PoolCommits
+    private let commits: ReaderCommits
 
     /// Opens the database file at `path`, creating it when missing, with one writer and `readers` reader
     /// connections, and switches it to WAL mode.
@@ -95,7 +95,8 @@ public final class DatabasePool: Sendable {
         // The connections an I/O error may have broken are renewed together, each opened as it was first (see
         // `SerialConnection` and `ConnectionFamily`).
         let family = ConnectionFamily()
-        let commits = PoolCommits(otherProcessesOf: path, every: otherProcessCheckInterval)
+        let commits = ReaderCommits(
+            lookOut: otherProcessCheckInterval.map { OtherProcessCommits(path: path, interval: $0) })
         self.commits = commits
         let checkpointer = try Checkpointer.takingOver(from: writerDatabase, family: family)
         let reopenWriter: @Sendable () throws -> sending Database = {
@@ -259,8 +260,8 @@ public final class DatabasePool: Sendable {
     /// `DatabaseReader.commitNotifications()`): what an observation waits for. Anything the pool's writer commits (a
     /// `write`, each statement of a `writeWithoutTransaction`, a pausable write, a migration) at once; what other
     /// processes commit within the pool's `otherProcessCheckInterval`. Ends when the pool closes.
-    public func commitNotifications() async -> AsyncThrowingStream<Void, any Error> {
-        await commits.listen()
+    public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
+        try await commits.listen()
     }
 
     /// How many observations listen for the writer's commits: for tests that check an observation stops listening.

@@ -30,7 +30,7 @@ public final class DatabaseQueue: Sendable {
 
     let connection: ConnectionPool
     /// Hears of the connection's commits and other processes', for observations (see ``commitNotifications()``).
-    private let commits: PoolCommits
+    private let commits: ReaderCommits
 
     /// Opens the database file at `path`, created if missing and switched to WAL mode, as ``Database/init(path:readOnly:busyTimeout:)``
     /// does.
@@ -69,7 +69,8 @@ public final class DatabaseQueue: Sendable {
         // A connection an I/O error may have broken is replaced by one opened the same way (see `SerialConnection`),
         // except an in-memory database's: its data lives in that one connection, which no other process writes.
         let inMemory = DatabasePool.isInMemory(path)
-        let commits = PoolCommits(otherProcessesOf: inMemory ? nil : path, every: otherProcessCheckInterval)
+        let commits = ReaderCommits(
+            lookOut: inMemory ? nil : otherProcessCheckInterval.map { OtherProcessCommits(path: path, interval: $0) })
         self.commits = commits
         self.connection = ConnectionPool(
             [
@@ -84,7 +85,7 @@ public final class DatabaseQueue: Sendable {
     /// busy timeout), which the queue closes; a connection an I/O error broke is not replaced.
     package init(opened database: consuming sending Database) {
         self.path = database.path
-        let commits = PoolCommits(otherProcessesOf: nil, every: nil)
+        let commits = ReaderCommits(lookOut: nil)
         self.commits = commits
         let observability = DatabaseObservability()
         self.connection = ConnectionPool(
@@ -235,8 +236,8 @@ public final class DatabaseQueue: Sendable {
     /// An element after each commit to the database, once a new `read` sees it (see
     /// `DatabaseReader.commitNotifications()`): what an observation waits for. What the queue commits at once; what
     /// other processes commit to its file within the queue's `otherProcessCheckInterval`. Ends when the queue closes.
-    public func commitNotifications() async -> AsyncThrowingStream<Void, any Error> {
-        await commits.listen()
+    public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
+        try await commits.listen()
     }
 
     /// How many observations listen for the queue's commits: for tests that check an observation stops listening.

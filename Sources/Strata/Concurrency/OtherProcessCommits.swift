@@ -1,42 +1,21 @@
 /// Finds the commits that other processes make to a database file, for the observations of a pool or queue: while
-/// anything listens to ``CommitBroadcast``, it reads `PRAGMA data_version` on a read-only connection of its own every
+/// anything listens (``ReaderCommits``), it reads `PRAGMA data_version` on a read-only connection of its own every
 /// `interval`, and announces a commit whenever the value changed.
 ///
 /// - The value changes with any other connection's commit, the pool's own writer's included, so a commit of the pool
 ///   may be announced twice (once by the writer, once here); an observation then reads once more and, for an
 ///   `Equatable` result, emits nothing.
-/// - ``start()`` returns once the value has been read, so a commit made after an observation started listening and
+/// - `listen()` returns once the value has been read, so a commit made after an observation started listening and
 ///   before its first read changes the value from there, and is announced.
 /// - It stops once nothing listens, closing its connection, and starts again with the next listener.
 ///
 /// See https://www.sqlite.org/pragma.html#pragma_data_version
-final class OtherProcessCommits: Sendable {
-    private let path: String
-    private let interval: Duration
-    private let commits: CommitBroadcast
-    /// The polling task's lifetime.
-    private let watch: CommitWatch
+struct OtherProcessCommits: CommitLookOut {
+    let path: String
+    let interval: Duration
 
-    init(path: String, interval: Duration, commits: CommitBroadcast) {
-        self.path = path
-        self.interval = interval
-        self.commits = commits
-        watch = CommitWatch(commits: commits)
-    }
-
-    /// Starts polling unless it runs, and returns once the value has been read (or could not be, or polling stopped):
-    /// called once something listens, before its first read.
-    func start() async {
+    func lookOut(while watch: CommitWatch, announcingTo commits: CommitBroadcast) async {
         // Polling answers without an error: a failed read is announced as a commit instead.
-        try? await watch.start { await self.poll() }
-    }
-
-    /// Stops polling for good and waits for the poll under way: the pool or queue is closing.
-    func stop() async {
-        await watch.stop()
-    }
-
-    private func poll() async {
         var connection: SerialConnection?
         var lastVersion: Int64?
         while watch.keepRunning() {

@@ -2,45 +2,23 @@ internal import PostgresNIO
 internal import StrataCore
 
 /// Hears the commits PostgreSQL announces on ``PostgresObservation/channel``, for the observations of a
-/// ``PostgresPool``: while anything listens to `commits`, a connection of its own to the primary runs `LISTEN`, and each
-/// notification is announced.
+/// ``PostgresPool``: while anything listens (`ReaderCommits`), a connection of its own to the primary runs `LISTEN`, and
+/// each notification is announced.
 ///
-/// - ``start()`` returns once `LISTEN` has been confirmed, so a commit made after it is heard.
+/// - Listening begins once `LISTEN` has been confirmed, so a commit made after it is heard.
 /// - **A connection that breaks** (the server restarted, `pg_terminate_backend`) is opened again, after a pause that
 ///   grows from 50 ms to 2 s while the server cannot be reached; once `LISTEN` runs again, a commit is announced, so
 ///   that what was committed meanwhile is read.
 /// - It closes its connection once nothing listens (checked every second), and opens one again for the next listener.
-final class PostgresCommitListener: Sendable {
-    private let pool: PostgresConnectionPool
-    private let commits: CommitBroadcast
-    /// The listening task's lifetime.
-    private let watch: CommitWatch
+struct PostgresCommitListener: CommitLookOut {
+    /// The pool of the server to listen to.
+    let pool: PostgresConnectionPool
 
     static let firstPause = Duration.milliseconds(50)
     static let longestPause = Duration.seconds(2)
     static let listenerCheckInterval = Duration.seconds(1)
 
-    /// Listens on a connection to `pool`'s server, announcing to `commits`.
-    init(pool: PostgresConnectionPool, commits: CommitBroadcast) {
-        self.pool = pool
-        self.commits = commits
-        watch = CommitWatch(commits: commits)
-    }
-
-    /// Starts listening unless it does, and returns once `LISTEN` has run: called once something listens to
-    /// `commits`, before its first read.
-    ///
-    /// - Throws: ``DatabaseError`` when the first connection cannot be opened or `LISTEN` fails.
-    func start() async throws {
-        try await watch.start { await self.listen() }
-    }
-
-    /// Stops listening for good and waits for the task: the pool is closing.
-    func stop() async {
-        await watch.stop()
-    }
-
-    private func listen() async {
+    func lookOut(while watch: CommitWatch, announcingTo commits: CommitBroadcast) async {
         var hasListened = false
         var pause = Self.firstPause
         while watch.keepRunning() {
@@ -55,10 +33,10 @@ final class PostgresCommitListener: Sendable {
                     hasListened = true
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await _ in notifications { self.commits.announce() }
+                            for try await _ in notifications { commits.announce() }
                         }
                         group.addTask {
-                            while self.watch.hasListeners {
+                            while watch.hasListeners {
                                 try await Task.sleep(for: Self.listenerCheckInterval)
                             }
                         }
