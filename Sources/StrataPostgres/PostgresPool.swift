@@ -122,23 +122,24 @@ public final class PostgresPool: DatabaseWriter, Service {
     /// so that what was committed meanwhile is read. It closes once nothing listens.
     ///
     /// - Throws: ``DatabaseError`` when the primary cannot be reached.
-    public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
+    public func commitNotifications() async throws -> CommitNotifications {
         try await commits.listen()
     }
 
-    /// Reads one result of an observation: on the primary, which the notifications come from, so that the read sees
-    /// the commit announced (a replica may not have it yet). PostgreSQL's count of the scans of each table, before and
-    /// after, tells which tables the read scanned: one without the notify trigger is refused.
+    /// Reads one result of an observation, and the tables whose commits may change it: on the primary, which the
+    /// notifications come from, so that the read sees the commit announced (a replica may not have it yet).
+    /// PostgreSQL's count of the scans of each table, before and after, tells which tables the read scanned: one
+    /// without the notify trigger is refused.
     ///
     /// - Throws: What `fetch` throws; ``DatabaseError/Code/invalidArgument`` naming the tables read that have no
     ///   trigger (see ``PostgresObservation``).
     public func observationRead<Output: Sendable>(_ fetch: (PostgresSession) async throws -> Output) async throws
-        -> Output
+        -> (value: Output, tables: TableScope)
     {
         try await observed("PostgresPool.read", on: primary) {
             try await primary.withSession { session in
                 try await session.transaction(readOnly: true) { session in
-                    try await PostgresObservation.readRefusingUntriggeredTables(in: session, fetch)
+                    try await PostgresObservation.readFollowingTables(in: session, fetch)
                 }
             }
         }

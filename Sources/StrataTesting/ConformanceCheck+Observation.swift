@@ -4,8 +4,8 @@ import Testing
 
 /// The check `observation`: `observe` emits the current result at once, then the result after each commit that
 /// changes it, once, however the commit was written, by the writer or by another client; a rolled-back write and a
-/// commit elsewhere emit nothing; a burst ends on its last state; leaving the loop stops listening; closing the writer
-/// ends the loop. A backend that cannot see commits passes by refusing: `observe` throws its `DatabaseError` before
+/// commit elsewhere emit nothing, and a result that is not `Equatable` is read again only after a commit to a table
+/// it reads; a burst ends on its last state; leaving the loop stops listening; closing the writer ends the loop. A backend that cannot see commits passes by refusing: `observe` throws its `DatabaseError` before
 /// any result.
 enum ObservationChecks {
     static func run<Backend: ConformanceBackend>(_ pool: Backend.Writer, of backend: Backend) async throws {
@@ -18,8 +18,9 @@ enum ObservationChecks {
         try await pool.writeWithoutTransaction { session in
             try await session.execute("CREATE TABLE conformance_other (id BIGINT PRIMARY KEY, label TEXT NOT NULL)")
         }
-        try await backend.makeObservable(["conformance_note"], on: pool)
+        try await backend.makeObservable(["conformance_note", "conformance_other"], on: pool)
         try await followsCommits(pool)
+        try await followsTablesRead(pool)
         try await otherClient(pool, of: backend)
         try await burst(pool)
         try await leavingTheLoop(pool)
@@ -94,6 +95,57 @@ enum ObservationChecks {
         // Consecutive results always differ: an equal result is not emitted again.
         let values = results.values
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(values)")
+    }
+
+    /// An observation reads again after a commit to a table its last read used, and only then: seen with results
+    /// that are not `Equatable`, which are emitted after every read.
+    private static func followsTablesRead(_ pool: some DatabaseWriter) async throws {
+        let otherCount: @Sendable (any DatabaseSession) async throws -> Int = { session in
+            try await session.fetchOne(Int.self, "SELECT count(*) FROM conformance_other") ?? 0
+        }
+        let notes = try await pool.read { session in try await session.fetchCount(ConformanceNote.all()) }
+        let others = try await pool.read { session in try await otherCount(session) }
+        // The read counts the notes, and the rows of the other table only once three more notes are there.
+        let results = ResultLog<Counts>()
+        let observing = Task {
+            for try await counts in pool.observe({ session in
+                let count = try await session.fetchCount(ConformanceNote.all())
+                let counts = Counts(notes: count, others: count >= notes + 3 ? try await otherCount(session) : nil)
+                return counts
+            }) {
+                results.append(counts)
+            }
+        }
+        defer { observing.cancel() }
+        // A witness that follows the other table: once it has seen a commit there, so would have the observation.
+        let witnessed = ResultLog<Int>()
+        let witness = Task {
+            for try await count in pool.observe({ session in try await otherCount(session) }) {
+                witnessed.append(count)
+            }
+        }
+        defer { witness.cancel() }
+        try await results.wait(until: { $0.count == 1 })
+        try await witnessed.wait(for: [others])
+        // A commit to the other table is not a commit the result depends on: the next result is the next note's.
+        try await pool.write { session in try await session.execute("INSERT INTO conformance_other VALUES (100, 'x')") }
+        try await witnessed.wait(for: [others, others + 1])
+        try await pool.write { session in try await session.insert(note("tables one")) }
+        try await results.wait(until: { $0.count == 2 })
+        #expect(results.values.map(\.notes) == [notes, notes + 1], "read again for the other table's commit")
+        // Once a read uses the other table, its commits count too.
+        try await pool.write { session in
+            var batch = [note("tables two"), note("tables three")]
+            try await session.insert(contentsOf: &batch)
+        }
+        try await results.wait(until: { $0.last?.others == others + 1 })
+        try await pool.write { session in try await session.execute("INSERT INTO conformance_other VALUES (101, 'y')") }
+        try await results.wait(until: { $0.last?.others == others + 2 })
+        #expect(results.values.map(\.notes) == [notes, notes + 1, notes + 3, notes + 3])
+        try await pool.write { session in
+            try await session.execute("DELETE FROM conformance_other WHERE id >= 100")
+            try await session.deleteAll(ConformanceNote.filter(Column("content").like("tables %")))
+        }
     }
 
     /// A commit by another client of the database (another process's connection to the file, another PostgreSQL
@@ -178,6 +230,13 @@ enum ObservationChecks {
         }
         #expect(ended, "closing the writer ends an observation, with completion or connectionClosed")
     }
+}
+
+/// What the observation of ``ObservationChecks/followsTablesRead(_:)`` reads: not `Equatable`, so that every read is
+/// emitted.
+private struct Counts: Sendable {
+    var notes: Int
+    var others: Int?
 }
 
 /// The results an observation emitted, appended from its task, read by the check.

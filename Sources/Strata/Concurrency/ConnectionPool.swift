@@ -105,6 +105,21 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Runs `body` as ``run(_:)`` does when a connection is idle (no work waits then); returns nil at once, without
+    /// running it, otherwise (every connection busy, or the pool closing).
+    func runIfIdle<Output>(_ body: (Database) throws -> Output) async throws -> Output? {
+        let idle = state.withLock { state in state.isClosed ? nil : state.idle.popLast() }
+        guard let idle else { return nil }
+        return try await withoutActuallyEscaping(body) { escapableBody in
+            let job = ConnectionJob(escapableBody)
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                job.attach(continuation)
+                start(job, on: idle)
+            }
+            return try job.takeOutput()
+        }
+    }
+
     /// What a job finds when it asks for a connection.
     private enum JobStart {
         case run(SerialConnection)

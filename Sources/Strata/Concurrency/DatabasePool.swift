@@ -95,9 +95,8 @@ public final class DatabasePool: Sendable {
         // The connections an I/O error may have broken are renewed together, each opened as it was first (see
         // `SerialConnection` and `ConnectionFamily`).
         let family = ConnectionFamily()
-        let commits = ReaderCommits(
-            lookOut: otherProcessCheckInterval.map { OtherProcessCommits(path: path, interval: $0) })
-        self.commits = commits
+        let broadcast = CommitBroadcast()
+        let otherProcessCheck = otherProcessCheckInterval == nil ? nil : try DataVersionCheck(of: writerDatabase)
         let checkpointer = try Checkpointer.takingOver(from: writerDatabase, family: family)
         let reopenWriter: @Sendable () throws -> sending Database = {
             let database = try Self.openWriter(
@@ -118,13 +117,18 @@ public final class DatabasePool: Sendable {
         }
         self.path = path
         self.readerCount = readers
-        self.writer = ConnectionPool(
+        let writer = ConnectionPool(
             [
                 SerialConnection(
                     writerDatabase, label: "strata.pool.writer", reopen: reopenWriter, family: family,
-                    commits: commits.broadcast)
+                    commits: broadcast, otherProcessCheck: otherProcessCheck)
             ],
             kind: "writer", observability: observability)
+        self.writer = writer
+        let lookOut = otherProcessCheckInterval.flatMap { interval in
+            otherProcessCheck.map { OtherProcessCommits(writer: writer, check: $0, interval: interval) }
+        }
+        self.commits = ReaderCommits(broadcast: broadcast, lookOut: lookOut)
         self.readers = ConnectionPool(readerConnections, kind: "reader", observability: observability)
         self.observability = observability
         self.checkpointer = checkpointer
@@ -260,8 +264,16 @@ public final class DatabasePool: Sendable {
     /// `DatabaseReader.commitNotifications()`): what an observation waits for. Anything the pool's writer commits (a
     /// `write`, each statement of a `writeWithoutTransaction`, a pausable write, a migration) at once; what other
     /// processes commit within the pool's `otherProcessCheckInterval`. Ends when the pool closes.
-    public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
+    public func commitNotifications() async throws -> CommitNotifications {
         try await commits.listen()
+    }
+
+    /// Reads one result of an observation, as `read` does, and the tables it read: those whose commits
+    /// may change it. SQLite tells which tables each statement the read ran opens (see `Database.tablesRead(during:)`).
+    public func observationRead<Output: Sendable>(_ fetch: (Database) async throws -> Output) async throws
+        -> (value: Output, tables: TableScope)
+    {
+        try await read { db in try await db.tablesRead { try await fetch(db) } }
     }
 
     /// How many observations listen for the writer's commits: for tests that check an observation stops listening.

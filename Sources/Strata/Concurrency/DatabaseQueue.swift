@@ -69,15 +69,20 @@ public final class DatabaseQueue: Sendable {
         // A connection an I/O error may have broken is replaced by one opened the same way (see `SerialConnection`),
         // except an in-memory database's: its data lives in that one connection, which no other process writes.
         let inMemory = DatabasePool.isInMemory(path)
-        let commits = ReaderCommits(
-            lookOut: inMemory ? nil : otherProcessCheckInterval.map { OtherProcessCommits(path: path, interval: $0) })
-        self.commits = commits
-        self.connection = ConnectionPool(
+        let broadcast = CommitBroadcast()
+        let otherProcessCheck = inMemory || otherProcessCheckInterval == nil ? nil : try DataVersionCheck(of: database)
+        let connection = ConnectionPool(
             [
                 SerialConnection(
-                    database, label: "strata.queue", reopen: inMemory ? nil : open, commits: commits.broadcast)
+                    database, label: "strata.queue", reopen: inMemory ? nil : open, commits: broadcast,
+                    otherProcessCheck: otherProcessCheck)
             ],
             kind: "queue", observability: observability)
+        self.connection = connection
+        let lookOut = otherProcessCheckInterval.flatMap { interval in
+            otherProcessCheck.map { OtherProcessCommits(writer: connection, check: $0, interval: interval) }
+        }
+        self.commits = ReaderCommits(broadcast: broadcast, lookOut: lookOut)
         self.observability = observability
     }
 
@@ -236,8 +241,16 @@ public final class DatabaseQueue: Sendable {
     /// An element after each commit to the database, once a new `read` sees it (see
     /// `DatabaseReader.commitNotifications()`): what an observation waits for. What the queue commits at once; what
     /// other processes commit to its file within the queue's `otherProcessCheckInterval`. Ends when the queue closes.
-    public func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error> {
+    public func commitNotifications() async throws -> CommitNotifications {
         try await commits.listen()
+    }
+
+    /// Reads one result of an observation, as `read` does, and the tables it read: those whose commits may change it.
+    /// SQLite tells which tables each statement the read ran opens (see `Database.tablesRead(during:)`).
+    public func observationRead<Output: Sendable>(_ fetch: (Database) async throws -> Output) async throws
+        -> (value: Output, tables: TableScope)
+    {
+        try await read { db in try await db.tablesRead { try await fetch(db) } }
     }
 
     /// How many observations listen for the queue's commits: for tests that check an observation stops listening.

@@ -32,17 +32,22 @@ final class SerialConnection: Sendable {
     /// Told, after each piece of work on the connection, that a transaction that wrote committed during it: the
     /// commit is then visible to every connection (see `Connection.takeCommit()`).
     private let commits: CommitBroadcast?
+    /// The check for other processes' commits that runs after the current work when it is due; nil when no other
+    /// process is looked out for.
+    private let otherProcessCheck: DataVersionCheck?
 
     /// - Parameters:
     ///   - reopen: Opens a connection to replace a broken one; nil for one that cannot be replaced.
     ///   - family: The connections to the same file renewed with this one; a family of its own when nil.
     ///   - commits: What hears of the commits made on the connection; nil for a connection that cannot write.
+    ///   - otherProcessCheck: The writer's check for other processes' commits (see ``OtherProcessCommits``).
     init(
         _ database: consuming sending Database, label: String,
         reopen: (@Sendable () throws -> sending Database)? = nil, family: ConnectionFamily? = nil,
-        commits: CommitBroadcast? = nil
+        commits: CommitBroadcast? = nil, otherProcessCheck: DataVersionCheck? = nil
     ) {
         self.commits = commits
+        self.otherProcessCheck = otherProcessCheck
         database.isOwnedByPool = true
         self.database = Mutex(database)
         self.queue = DispatchQueue(label: label)
@@ -102,7 +107,7 @@ final class SerialConnection: Sendable {
                 throw error
             }
             defer {
-                announceCommit(on: lent.database)
+                endWork(on: lent.database)
                 done()
             }
             return try await body(lent.database)
@@ -113,6 +118,7 @@ final class SerialConnection: Sendable {
     private func lend() throws -> LentDatabase {
         try database.withLock { database throws(DatabaseError) -> LentDatabase in
             if let failure = renewIfNeeded(&database) { throw failure }
+            beginWork(on: database)
             return LentDatabase(database: database)
         }
     }
@@ -130,8 +136,9 @@ final class SerialConnection: Sendable {
                     if let failure = self.renewIfNeeded(&database) {
                         current.abandon(throwing: failure)
                     } else {
+                        self.beginWork(on: database)
                         current.run(on: database)
-                        self.announceCommit(on: database)
+                        self.endWork(on: database)
                     }
                 }
                 job = next()
@@ -140,9 +147,19 @@ final class SerialConnection: Sendable {
         }
     }
 
-    /// Tells ``commits`` when a transaction that wrote committed on `database` during the work that just ended.
-    private func announceCommit(on database: Database) {
-        if database.connection.takeCommit() { commits?.announce() }
+    /// Makes `database` record the tables the work about to run changes while anything listens to ``commits`` (see
+    /// `ChangeLog`), and stop once nothing does.
+    private func beginWork(on database: Database) {
+        guard let commits else { return }
+        database.connection.recordChanges(commits.listenerCount > 0)
+    }
+
+    /// Tells ``commits`` when a transaction that wrote committed on `database` during the work that just ended, with
+    /// the tables it changed; then runs the check for other processes' commits when it is due.
+    private func endWork(on database: Database) {
+        guard let commits else { return }
+        if let changes = database.connection.takeCommit() { commits.announce(changes) }
+        if let otherProcessCheck, otherProcessCheck.isDue { otherProcessCheck.run(on: database, announcingTo: commits) }
     }
 
     /// Runs `body` with the connection on the connection's queue, later, without waiting for it.
@@ -150,8 +167,9 @@ final class SerialConnection: Sendable {
         queue.async {
             self.database.withLock { database in
                 if self.renewIfNeeded(&database) == nil {
+                    self.beginWork(on: database)
                     body(database)
-                    self.announceCommit(on: database)
+                    self.endWork(on: database)
                 }
             }
         }
@@ -191,6 +209,8 @@ final class SerialConnection: Sendable {
             let fresh = try reopen()
             fresh.isOwnedByPool = true
             database = fresh
+            // Its `data_version` counts from its own start.
+            otherProcessCheck?.forget()
             openedGeneration.store(family.opened(memberIndex), ordering: .relaxed)
             return nil
         } catch {

@@ -74,6 +74,16 @@ final class Connection {
     /// while there was none. A ``DatabasePool`` or ``DatabaseQueue`` replaces such a connection before its next use.
     @exclusivity(unchecked) var brokenBy: ResultCode?
 
+    /// The tables the open transaction changed, while an observation listens (see ``takeCommit()``).
+    let changes = ChangeLog()
+
+    /// The SQL of the statements run while an observation reads (see `Database.tablesRead(during:)`); nil otherwise.
+    @exclusivity(unchecked) private(set) var statementsRun: Set<String>?
+
+    /// Whether ``willRun(sql:changesSchema:)`` has anything to note for any statement: read at each statement's first
+    /// step.
+    @exclusivity(unchecked) private(set) var notesEveryStatement = false
+
     /// Set by SQLite's commit hook when a transaction that wrote commits on this connection; read and cleared by
     /// ``takeCommit()`` when the work of a pool or queue ends (the hook runs inside the statement that commits, on the
     /// connection's thread, before the commit is visible to other connections). A read-only transaction or a rollback
@@ -94,10 +104,44 @@ final class Connection {
             Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Whether a transaction that wrote has committed on this connection since the last call.
-    func takeCommit() -> Bool {
-        defer { hasCommitted = false }
-        return hasCommitted
+    /// The tables changed by the transactions that wrote and committed on this connection since the last call; nil
+    /// when none did. The tables are known while ``recordChanges(_:)`` records them, and for the commits it recorded
+    /// whole; any other commit changed ``TableScope/everything``.
+    func takeCommit() -> TableScope? {
+        let committed = hasCommitted
+        hasCommitted = false
+        guard let handle else { return committed ? .everything : nil }
+        let totalChanges = sqlite3_total_changes64(handle)
+        let changed = committed ? changes.changes(totalChanges: totalChanges) : nil
+        // A transaction still open goes on adding to the log.
+        if sqlite3_get_autocommit(handle) != 0 { changes.restart(totalChanges: totalChanges) }
+        return changed
+    }
+
+    /// Records the tables each transaction changes from now on, for the commits ``takeCommit()`` reports, or stops.
+    func recordChanges(_ recording: Bool) {
+        guard let handle, recording != changes.isRecording else { return }
+        changes.record(recording, on: handle)
+        notesEveryStatement = recording || statementsRun != nil
+    }
+
+    /// Runs `body` noting the SQL of every statement that runs meanwhile, and returns them with what `body` returns.
+    func noteStatements<Output>(during body: () async throws -> Output) async rethrows -> (Output, Set<String>) {
+        statementsRun = []
+        notesEveryStatement = true
+        defer {
+            statementsRun = nil
+            notesEveryStatement = changes.isRecording
+        }
+        let output = try await body()
+        return (output, statementsRun ?? [])
+    }
+
+    /// Notes a statement about to run its first step, when ``notesEveryStatement`` or the statement `changesSchema`.
+    func willRun(sql: @autoclosure () -> String, changesSchema: Bool) {
+        if changesSchema { changes.schemaChanged = true }
+        changes.lastTable = nil
+        statementsRun?.insert(sql())
     }
 
     deinit {

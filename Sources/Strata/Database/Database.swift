@@ -48,6 +48,8 @@ public final class Database {
 
     /// The SQL of each record type that needs no instance: find, fetch all, delete by id (see `TableSQL`).
     @exclusivity(unchecked) var tableSQLCache = TypeCache<TableStatements>()
+    /// The tables the statements of observations read (see ``tablesRead(during:)``); nil until one reads.
+    @exclusivity(unchecked) var readTablesCache: ReadTablesCache?
 
     private var savepointDepth = 0
 
@@ -166,6 +168,7 @@ public final class Database {
                 transactionGuard.preparedTransactionControl = false
                 transactionGuard.preparedSavepoint = false
                 transactionGuard.preparedCommit = false
+                transactionGuard.preparedSchemaChange = false
                 let prepared = sqlite3_prepare_v2(connection, current, -1, &statement, &tail)
                 let isBlockControl = transactionGuard.preparedTransactionControl || transactionGuard.preparedSavepoint
                 guard prepared == SQLITE_OK else {
@@ -191,6 +194,11 @@ public final class Database {
                 }
                 // As `Statement.commitsWrites(_:)`: a failed COMMIT of a transaction that only read is its error.
                 let committingWrites = transactionGuard.preparedCommit && holdsWriteTransaction(connection)
+                let changesSchema = transactionGuard.preparedSchemaChange
+                if changesSchema || self.connection.notesEveryStatement {
+                    self.connection.willRun(
+                        sql: sqlite3_sql(statement).map { String(cString: $0) } ?? "", changesSchema: changesSchema)
+                }
                 var stepped = sqlite3_step(statement)
                 while stepped == SQLITE_ROW {
                     stepped = sqlite3_step(statement)

@@ -30,6 +30,10 @@ final class TransactionControlGuard {
     /// Set by the authorizer when the statement being prepared inserts, updates or deletes rows.
     @exclusivity(unchecked) var preparedWrite = false
 
+    /// Set by the authorizer when the statement being prepared changes the schema (`CREATE`, `DROP`, `ALTER`): a
+    /// commit of it may change what any read returns (see `ChangeLog`).
+    @exclusivity(unchecked) var preparedSchemaChange = false
+
     /// Installs the authorizer on `handle`. The guard must outlive the handle: `Connection` owns both.
     func install(on handle: OpaquePointer) {
         sqlite3_set_authorizer(
@@ -51,6 +55,12 @@ final class TransactionControlGuard {
                     return SQLITE_OK
                 case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
                     Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue().preparedWrite = true
+                    return SQLITE_OK
+                case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE,
+                    SQLITE_DROP_VTABLE:
+                    // 1 to 17: CREATE and DROP of an index, a table, a trigger or a view, temporary or not.
+                    let guardState = Unmanaged<TransactionControlGuard>.fromOpaque(context).takeUnretainedValue()
+                    guardState.preparedSchemaChange = true
                     return SQLITE_OK
                 default:
                     return SQLITE_OK

@@ -96,6 +96,10 @@ public final class Statement {
     /// or a failure of that commit would be dropped by the reset. Statements that write rows are ``writesRows``.
     let changesDatabaseOtherwise: Bool
 
+    /// Whether the statement changes the schema (`CREATE`, `DROP`, `ALTER`), as SQLite's authorizer reported it while
+    /// preparing: noted by the connection when it runs (see `ChangeLog`).
+    private let changesSchema: Bool
+
     init(database: Database, sql: String, persistent: Bool = false) throws {
         let databaseHandle = try database.openHandle(sql: sql)
         try checkNoNULCharacter(in: sql)
@@ -106,10 +110,12 @@ public final class Statement {
         transactionGuard.preparedSavepoint = false
         transactionGuard.preparedCommit = false
         transactionGuard.preparedWrite = false
+        transactionGuard.preparedSchemaChange = false
         var isTransactionControl = false
         var isSavepoint = false
         var isCommit = false
         var writesRows = false
+        var changesSchema = false
         let prepared = try sql.withCString { start -> OpaquePointer? in
             var tail: UnsafePointer<CChar>?
             let result = sqlite3_prepare_v3(databaseHandle, start, -1, flags, &statement, &tail)
@@ -127,6 +133,7 @@ public final class Statement {
             isSavepoint = transactionGuard.preparedSavepoint
             isCommit = transactionGuard.preparedCommit
             writesRows = transactionGuard.preparedWrite
+            changesSchema = transactionGuard.preparedSchemaChange
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
                 throw DatabaseError(
@@ -145,6 +152,7 @@ public final class Statement {
         self.isCommit = isCommit
         self.writesRows = writesRows
         self.changesDatabaseOtherwise = !writesRows && sqlite3_stmt_readonly(prepared) == 0
+        self.changesSchema = changesSchema
         self.sql = sql
         let columnCount = sqlite3_column_count(prepared)
         self.columnCount = Int(columnCount)
@@ -219,6 +227,7 @@ public final class Statement {
         isRunning = false
         defer { sqlite3_reset(handle) }
         let committingWrites = commitsWrites(connection)
+        willRun()
         var result = sqlite3_step(handle)
         while result == SQLITE_ROW {
             result = sqlite3_step(handle)
@@ -266,8 +275,10 @@ public final class Statement {
         if self.connection.isAborted, !isBlockControl { throw self.connection.abortedRefusal(sql: sql) }
         generation &+= 1
         let committingWrites = commitsWrites(connection)
+        let isFirstStep = !isRunning
+        if isFirstStep { willRun() }
         let result = sqlite3_step(handle)
-        if !isRunning {
+        if isFirstStep {
             isRunning = true
             refreshColumnsIfRecompiled()
         }
@@ -283,6 +294,15 @@ public final class Statement {
             let error = failure(result, connection: connection, committingWrites: committingWrites)
             sqlite3_reset(handle)
             throw error
+        }
+    }
+
+    /// Tells the connection that this statement is about to run its first step, when it notes statements (for an
+    /// observation) or this one changes the schema.
+    @inline(__always)
+    private func willRun() {
+        if changesSchema || connection.notesEveryStatement {
+            connection.willRun(sql: sql, changesSchema: changesSchema)
         }
     }
 

@@ -11,6 +11,10 @@
 /// - **No commit is missed.** The observation listens for commits before its first read, so a commit made at any
 ///   moment after iteration begins is followed by a read that sees it: the last element after a burst of commits is
 ///   the result as of the last one.
+/// - **Only a commit that may change the result reads it again**: one that wrote a table the last read used (SQLite
+///   knows them from the statements the read ran, StrataPostgres from the tables PostgreSQL scanned; see
+///   ``TableScope``). A commit whose tables cannot be known (a schema change, another process's commit to a SQLite
+///   file) counts for every observation.
 /// - **Each result is one consistent snapshot**, read in a `read` (writes refused), after the commit that caused it.
 /// - **Equal results are emitted once**: when the result is `Equatable`, a read that finds what was emitted last
 ///   emits nothing. A result that is not `Equatable` is emitted after every commit that may have changed it.
@@ -42,7 +46,8 @@ public struct DatabaseObservation<Element: Sendable>: AsyncSequence, Sendable {
                 defer { ObservationBudget.shared.leave(budget) }
                 do {
                     // Listening begins before the first read: a commit after this point is followed by a read.
-                    var commits = try await reader.commitNotifications().makeAsyncIterator()
+                    let commits = try await reader.commitNotifications()
+                    var nextCommit = commits.makeAsyncIterator()
                     var last: Element?
                     var nextRead = ContinuousClock.now
                     repeat {
@@ -50,12 +55,15 @@ public struct DatabaseObservation<Element: Sendable>: AsyncSequence, Sendable {
                         // `ObservationBudget`): the read after the wait sees every commit made meanwhile.
                         if nextRead > .now { try await Task.sleep(until: nextRead) }
                         let started = ContinuousClock.now
-                        let result = try await reader.observationRead { session in try await fetch(session) }
+                        let (result, tables) = try await reader.observationRead { session in try await fetch(session) }
                         nextRead = ObservationBudget.shared.nextRead(budget, after: started, until: .now)
+                        // Listening narrows to the tables this result depends on. A commit of them made since the
+                        // last element was taken, during this read, is the next element at once.
+                        commits.follow(tables)
                         if let previous = last, isDuplicate(previous, result) { continue }
                         continuation.yield(result)
                         last = result
-                    } while try await commits.next() != nil
+                    } while await nextCommit.next() != nil
                     continuation.finish()
                 } catch is CancellationError {
                     continuation.finish()

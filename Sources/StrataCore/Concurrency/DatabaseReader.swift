@@ -40,6 +40,9 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
     ///
     /// - Returns once listening has begun: a commit from then on is followed by an element.
     /// - An element comes once the commit is visible to a new `read`.
+    /// - Only the commits that may change the tables the sequence follows count: every commit, until
+    ///   ``CommitNotifications/follow(_:)`` narrows them to the tables a read depends on
+    ///   (``observationRead(_:)``).
     /// - Commits made while no element is taken are **coalesced**: the consumer gets one element for all of them,
     ///   never a queue.
     /// - A transaction that rolls back, and a `read`, yield nothing.
@@ -47,14 +50,17 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
     ///
     /// - Throws: ``DatabaseError`` when the backend cannot see commits now (a PostgreSQL server that cannot be
     ///   reached); an observation then throws it before its first read.
-    func commitNotifications() async throws -> AsyncThrowingStream<Void, any Error>
+    func commitNotifications() async throws -> CommitNotifications
 
-    /// Reads one result of an observation: ``read(_:)``, unless the backend must read it otherwise to see every
-    /// commit it announced (StrataPostgres reads on the primary, never a lagging replica) or to refuse a result it
-    /// cannot follow (StrataPostgres throws when the read touched a table whose commits it is not told of).
+    /// Reads one result of an observation, and the tables it depends on: those whose commits may change it. A
+    /// ``read(_:)`` that depends on every table, unless the backend can tell which tables the read used (SQLite from
+    /// the statements it ran, StrataPostgres from the tables PostgreSQL scanned), must read otherwise to see every
+    /// commit it announced (StrataPostgres reads on the primary, never a lagging replica) or refuses a result it cannot
+    /// follow (StrataPostgres throws when the read touched a table whose commits it is not told of).
     ///
     /// - Throws: What `fetch` throws; ``DatabaseError`` when the result cannot be observed.
-    func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws -> Output
+    func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws
+        -> (value: Output, tables: TableScope)
 
     /// Closes the connections once the work asked for has finished: new work throws
     /// ``DatabaseError/Code/connectionClosed`` at once. Calling it again is safe.
@@ -65,9 +71,12 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
 }
 
 extension DatabaseReader {
-    /// ``read(_:)``: a backend whose every read sees every commit it announced observes with plain reads.
-    public func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws -> Output {
-        try await read(fetch)
+    /// ``read(_:)``, depending on every table: a backend whose every read sees every commit it announced, and that
+    /// cannot tell which tables a read used, observes with plain reads.
+    public func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws
+        -> (value: Output, tables: TableScope)
+    {
+        (try await read(fetch), .everything)
     }
 
     /// The rows of `sql` decoded as `T` with the default ``RowDecoder``, streamed.

@@ -8,9 +8,8 @@ package final class ReaderCommits: Sendable {
     private let watch: CommitWatch
     private let lookOut: (any CommitLookOut)?
 
-    /// The commits of a reader with `lookOut`, or only its writer's for nil.
-    package init(lookOut: (any CommitLookOut)?) {
-        let broadcast = CommitBroadcast()
+    /// The commits of a reader whose writer announces to `broadcast`, with `lookOut`, or only its writer's for nil.
+    package init(broadcast: CommitBroadcast = CommitBroadcast(), lookOut: (any CommitLookOut)?) {
         self.broadcast = broadcast
         watch = CommitWatch(commits: broadcast)
         self.lookOut = lookOut
@@ -20,7 +19,7 @@ package final class ReaderCommits: Sendable {
     /// first listener): a commit made after this returns is followed by an element.
     ///
     /// - Throws: What the look-out answered when it could not look out.
-    package func listen() async throws -> AsyncThrowingStream<Void, any Error> {
+    package func listen() async throws -> CommitNotifications {
         let notifications = broadcast.listen()
         if let lookOut {
             let (watch, broadcast) = (self.watch, self.broadcast)

@@ -18,6 +18,15 @@ struct PostgresCommitListener: CommitLookOut {
     static let longestPause = Duration.seconds(2)
     static let listenerCheckInterval = Duration.seconds(1)
 
+    /// The tables a notification's payload names: the OID the trigger sends; anything else (the payload of a trigger
+    /// an earlier Strata installed, a client's own `NOTIFY`) may have changed everything.
+    static func changes(announcedBy payload: String) -> TableScope {
+        guard !payload.isEmpty, payload.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return .everything
+        }
+        return .tables([payload])
+    }
+
     func lookOut(while watch: CommitWatch, announcingTo commits: CommitBroadcast) async {
         var hasListened = false
         var pause = Self.firstPause
@@ -33,7 +42,9 @@ struct PostgresCommitListener: CommitLookOut {
                     hasListened = true
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await _ in notifications { commits.announce() }
+                            for try await notification in notifications {
+                                commits.announce(Self.changes(announcedBy: notification.payload))
+                            }
                         }
                         group.addTask {
                             while watch.hasListeners {

@@ -10,9 +10,9 @@ struct CommitBroadcastTests {
         let broadcast = CommitBroadcast()
         var commits = broadcast.listen().makeAsyncIterator()
         for _ in 0..<1_000 { broadcast.announce() }
-        #expect(try await commits.next() != nil)
+        #expect(await commits.next() != nil)
         broadcast.finish()
-        #expect(try await commits.next() == nil)
+        #expect(await commits.next() == nil)
     }
 
     @Test("a listener gets only the commits announced after it began listening")
@@ -21,7 +21,7 @@ struct CommitBroadcastTests {
         broadcast.announce()
         var commits = broadcast.listen().makeAsyncIterator()
         broadcast.finish()
-        #expect(try await commits.next() == nil)
+        #expect(await commits.next() == nil)
     }
 
     @Test("a listener waiting for its next element is woken by a commit, each time")
@@ -29,7 +29,7 @@ struct CommitBroadcastTests {
         let broadcast = CommitBroadcast()
         let taken = LockedValue(0)
         let listening = Task {
-            for try await _ in broadcast.listen() { taken.withLock { $0 += 1 } }
+            for await _ in broadcast.listen() { taken.withLock { $0 += 1 } }
         }
         while broadcast.listenerCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         for commit in 1...3 {
@@ -41,7 +41,7 @@ struct CommitBroadcastTests {
             #expect(taken.withLock { $0 } == commit)
         }
         broadcast.finish()
-        try await listening.value
+        await listening.value
         #expect(taken.withLock { $0 } == 3)
     }
 
@@ -63,13 +63,13 @@ struct CommitBroadcastTests {
         let broadcast = CommitBroadcast()
         let listening = Task {
             var taken = 0
-            for try await _ in broadcast.listen() { taken += 1 }
+            for await _ in broadcast.listen() { taken += 1 }
             return taken
         }
         while broadcast.listenerCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: .milliseconds(20))
         listening.cancel()
-        #expect(try await listening.value == 0)
+        #expect(await listening.value == 0)
         #expect(broadcast.listenerCount == 0)
     }
 
@@ -79,15 +79,15 @@ struct CommitBroadcastTests {
         let waiting = (0..<5).map { _ in
             Task {
                 var taken = 0
-                for try await _ in broadcast.listen() { taken += 1 }
+                for await _ in broadcast.listen() { taken += 1 }
                 return taken
             }
         }
         while broadcast.listenerCount < 5 { try await Task.sleep(for: .milliseconds(1)) }
         broadcast.finish()
-        for task in waiting { #expect(try await task.value == 0) }
+        for task in waiting { #expect(await task.value == 0) }
         var late = broadcast.listen().makeAsyncIterator()
-        #expect(try await late.next() == nil)
+        #expect(await late.next() == nil)
         #expect(broadcast.listenerCount == 0)
     }
 }

@@ -89,12 +89,14 @@ struct ObservationTests {
         }
     }
 
-    @Test("a result that is not Equatable is emitted after every commit that changes it", arguments: Writer.allCases)
+    @Test(
+        "a result that is not Equatable is emitted after every commit to a table it reads, and no other",
+        arguments: Writer.allCases)
     func notEquatableResults(_ kind: Writer) async throws {
         struct Names: Sendable { var names: [String] }
-        // Without checks for other processes, whose connection also sees the writer's commits and announces them
-        // again: a result that is not Equatable would then be emitted twice.
-        try await withWriter(kind, otherProcessCheckInterval: nil) { writer, _ in
+        // With the checks for other processes, which must not take the writer's own commits for theirs.
+        try await withWriter(kind) { writer, _ in
+            try await writer.write { db in try db.execute(query: "CREATE TABLE other (id INTEGER PRIMARY KEY)") }
             let seen = LockedValue<[[String]]>([])
             let task = Task {
                 for try await result in writer.observe({ db in
@@ -107,9 +109,68 @@ struct ObservationTests {
             try await eventually("the first result") { seen.withLock { $0 } == [[]] }
             try await writer.write { db in try db.insert(Item(id: nil, name: "a")) }
             try await eventually("the first commit's result") { seen.withLock { $0 }.last == ["a"] }
+            for id in 1...5 {
+                try await writer.write { db in try db.execute(query: "INSERT INTO other VALUES (\(id))") }
+            }
+            // Longer than the 100 ms between two checks for other processes' commits.
+            try await Task.sleep(for: .milliseconds(300))
             try await writer.write { db in try db.insert(Item(id: nil, name: "b")) }
             try await eventually("the second commit's result") { seen.withLock { $0 }.last == ["a", "b"] }
             #expect(seen.withLock { $0 } == [[], ["a"], ["a", "b"]])
+        }
+    }
+
+    @Test("a commit that changes the schema is a commit for every observation", arguments: Writer.allCases)
+    func schemaChange(_ kind: Writer) async throws {
+        try await withWriter(kind) { writer, _ in
+            try await writer.write { db in
+                try db.execute(query: "CREATE TABLE spare (id INTEGER PRIMARY KEY, name TEXT)")
+                try db.execute(query: "INSERT INTO spare (name) VALUES ('x'), ('y')")
+            }
+            let counts = LockedValue<[Int]>([])
+            let task = Task {
+                for try await count in writer.observe({ db in try db.fetchCount(Item.all()) }) {
+                    counts.withLock { $0.append(count) }
+                }
+            }
+            defer { task.cancel() }
+            try await eventually("the first result") { counts.withLock { $0 } == [0] }
+            // No row changes: the table read is now another b-tree.
+            try await writer.write { db in
+                try db.execute(query: "ALTER TABLE item RENAME TO empty; ALTER TABLE spare RENAME TO item")
+            }
+            try await eventually("the renamed table's count") { counts.withLock { $0 } == [0, 2] }
+        }
+    }
+
+    @Test(
+        "rows SQLite's update hook does not report are seen: WITHOUT ROWID tables, a DELETE without WHERE",
+        arguments: Writer.allCases)
+    func changesWithoutHook(_ kind: Writer) async throws {
+        try await withWriter(kind) { writer, _ in
+            try await writer.write { db in
+                try db.execute(query: "CREATE TABLE setting (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID")
+                try db.execute(query: "CREATE TABLE other (id INTEGER PRIMARY KEY)")
+                try db.execute(query: "INSERT INTO item (name) VALUES ('x'), ('y')")
+            }
+            let results = LockedValue<[[String]]>([])
+            let task = Task {
+                for try await result in writer.observe({ db in
+                    try db.fetchAll(String.self, query: "SELECT key FROM setting ORDER BY key")
+                        + db.fetchAll(String.self, query: "SELECT name FROM item ORDER BY name")
+                }) {
+                    results.withLock { $0.append(result) }
+                }
+            }
+            defer { task.cancel() }
+            try await eventually("the first result") { results.withLock { $0 } == [["x", "y"]] }
+            // Each with a row the hook does see, of a table the observation does not read.
+            try await writer.write { db in
+                try db.execute(query: "INSERT INTO setting VALUES ('theme', 'dark'); INSERT INTO other VALUES (1)")
+            }
+            try await eventually("the setting") { results.withLock { $0 }.last == ["theme", "x", "y"] }
+            try await writer.write { db in try db.execute(query: "DELETE FROM item; INSERT INTO other VALUES (2)") }
+            try await eventually("the items gone") { results.withLock { $0 }.last == ["theme"] }
         }
     }
 
@@ -245,11 +306,11 @@ struct ObservationTests {
     func commitHook() throws {
         let db = try Database()
         try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)")
-        #expect(db.connection.takeCommit(), "the CREATE TABLE committed on its own")
-        #expect(!db.connection.takeCommit(), "taken once")
+        #expect(db.connection.takeCommit() == .everything, "the CREATE TABLE committed on its own")
+        #expect(db.connection.takeCommit() == nil, "taken once")
         _ = try db.fetchCount(Item.all())
         try db.transaction { db in _ = try db.fetchCount(Item.all()) }
-        #expect(!db.connection.takeCommit(), "reads commit nothing")
+        #expect(db.connection.takeCommit() == nil, "reads commit nothing")
         struct Rollback: Error {}
         #expect(throws: Rollback.self) {
             try db.transaction { db in
@@ -257,9 +318,9 @@ struct ObservationTests {
                 throw Rollback()
             }
         }
-        #expect(!db.connection.takeCommit(), "a rollback commits nothing")
+        #expect(db.connection.takeCommit() == nil, "a rollback commits nothing")
         try db.transaction { db in try db.insert(Item(id: nil, name: "kept")) }
-        #expect(db.connection.takeCommit())
+        #expect(db.connection.takeCommit() == .everything, "the tables changed are not recorded unless asked")
     }
 }
 
