@@ -9,7 +9,10 @@ internal import StrataCore
 ///   The socket is the folder's `.s.PGSQL.PORT`.
 /// - The query may set `sslmode` (`disable`, `allow`, `prefer` the default, `require`, `verify-ca`, `verify-full`),
 ///   `sslrootcert` (a PEM file of the certificates that may sign the server's, or `system`), `host`, `port`, and
-///   `options` and `application_name`, which each connection sends the server when it starts, as libpq does.
+///   `options` and `application_name`, which each connection sends the server when it starts, as libpq does, and
+///   `connect_timeout`, the seconds a connection waits for the server to answer (by default `PGCONNECT_TIMEOUT`'s
+///   from the environment, as libpq reads it, or else 10; 0 or less waits as long as the system does; the least is 2,
+///   as in libpq).
 /// - User name, password, host, database and query are percent-decoded: a password with `@`, `/` or `%` is written
 ///   `%40`, `%2F`, `%25`. As in libpq, the user part ends at the first `@` before any `/`, so a raw `#` or `?` in a
 ///   password is read as part of it.
@@ -74,6 +77,18 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
     let verification: Verification
     /// Settings sent when each connection starts: the URL's `options` and `application_name`.
     let startupParameters: [(String, String)]
+    /// How long a connection waits for the server to answer: the URL's `connect_timeout`.
+    let connectTimeout: Duration
+
+    /// The wait for the server's answer without `connect_timeout` nor `PGCONNECT_TIMEOUT`.
+    static let defaultConnectTimeout = Duration.seconds(10)
+
+    /// The wait for the server's answer that `connect_timeout` (or `PGCONNECT_TIMEOUT`) gives, nil when it is not a
+    /// whole number: as in libpq, 0 or less waits as long as the system's own TCP timeout, and 1 means 2.
+    static func connectTimeout(seconds text: String) -> Duration? {
+        guard let seconds = Int(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+        return seconds <= 0 ? .seconds(24 * 3600) : .seconds(max(seconds, 2))
+    }
 
     /// Reads `url`.
     ///
@@ -92,6 +107,13 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         var queryHost: String?
         var queryPort: String?
         var startupParameters: [(String, String)] = []
+        var connectTimeout = Self.defaultConnectTimeout
+        if let text = ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"], !text.isEmpty {
+            guard let timeout = Self.connectTimeout(seconds: text) else {
+                throw invalid("PGCONNECT_TIMEOUT in the environment must be a whole number of seconds, not \"\(text)\"")
+            }
+            connectTimeout = timeout
+        }
         var seen: Set<String> = []
         for (name, value) in parts.parameters {
             guard seen.insert(name).inserted else { throw invalid("the parameter \"\(name)\" is given twice") }
@@ -110,14 +132,19 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
                 queryHost = value
             case "port":
                 queryPort = value
+            case "connect_timeout":
+                guard let timeout = Self.connectTimeout(seconds: value) else {
+                    throw invalid("connect_timeout must be a whole number of seconds, not \"\(value)\"")
+                }
+                connectTimeout = timeout
             case "options", "application_name":
                 // Sent to the server at startup, as libpq does: `options=-c search_path=app` sets a setting on
                 // every connection; `application_name` names them in pg_stat_activity.
                 startupParameters.append((name, value))
             default:
                 throw invalid(
-                    "unknown parameter \"\(name)\"; sslmode, sslrootcert, host, port, options and application_name "
-                        + "are read")
+                    "unknown parameter \"\(name)\"; sslmode, sslrootcert, host, port, connect_timeout, options and "
+                        + "application_name are read")
             }
         }
 
@@ -181,6 +208,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
         self.database = parts.database.flatMap { $0.isEmpty ? nil : $0 }
         self.tls = tls
         self.startupParameters = startupParameters
+        self.connectTimeout = connectTimeout
     }
 
     /// What every connection sets when it starts, after the URL's `options` (so that these win over them, and over
@@ -271,6 +299,8 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
                 unixSocketPath: socketPath ?? "", username: username, password: password, database: database)
         }
         configuration.options.maximumConnections = connections
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.connectTimeout = .seconds(connectTimeout.components.seconds)
         configuration.options.additionalStartupParameters = Self.sessionSettings + startupParameters
         return configuration
     }
@@ -295,6 +325,7 @@ struct PostgresEndpoint: Sendable, CustomStringConvertible {
             configuration = PostgresConnection.Configuration(
                 unixSocketPath: socketPath ?? "", username: username, password: password, database: database)
         }
+        configuration.options.connectTimeout = .seconds(connectTimeout.components.seconds)
         configuration.options.additionalStartupParameters = Self.sessionSettings + startupParameters
         return configuration
     }

@@ -2,6 +2,10 @@ import Foundation
 import StrataPostgres
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("PostgreSQL connection URLs, as libpq reads them", .postgresServer)
 struct PostgresURLTests {
     @Test("a URL that cannot be used is named in its error with the password hidden, even when it does not parse")
@@ -124,4 +128,46 @@ struct PostgresURLTests {
             #expect(error?.message.contains(text) == true, "\(String(describing: error))")
         }
     }
+
+    #if canImport(Glibc)
+        @Test("connect_timeout bounds the wait for a server that does not answer; it must be whole seconds")
+        func connectTimeout() async throws {
+            // A socket that listens and never accepts, its one-connection backlog taken: the next connection waits for
+            // an answer that never comes, as from a host that drops packets.
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(listener) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            try withUnsafeMutablePointer(to: &address) { pointer in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                    try #require(bind(listener, generic, length) == 0)
+                    try #require(listen(listener, 0) == 0)
+                    try #require(getsockname(listener, generic, &length) == 0)
+                }
+            }
+            let port = Int(UInt16(bigEndian: address.sin_port))
+            let fillers = (0..<2).map { _ in
+                socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            }
+            defer { for filler in fillers { close(filler) } }
+            for filler in fillers {
+                _ = withUnsafePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }
+                }
+            }
+            let error = try await PostgresURLTestServer.firstReadError(
+                url: "postgres://app@127.0.0.1:\(port)/db?connect_timeout=2")
+            #expect(error?.code == .connectionFailed)
+            #expect(error?.description.contains("no answer within 2 s") == true, "\(String(describing: error))")
+
+            for value in ["soon", "1.5", ""] {
+                let refused = #expect(throws: PostgresError.self) {
+                    try PostgresPool(url: "postgres://app@h/db?connect_timeout=\(value)")
+                }
+                #expect(refused?.code == .invalidURL)
+            }
+        }
+    #endif
 }

@@ -15,7 +15,8 @@ import Strata
 ///   reports when its commit returned on the system's monotonic clock.
 /// - **Write throughput with observers**: `writes` single-row `pool.write`s from one task, with 0, 10 and 100
 ///   observations of `SELECT count(*)` running, each re-reading after every commit; writes per second, the median of
-///   `rounds` runs, and as a multiple of the run without observers.
+///   `rounds` runs, and as a multiple of the run without observers. Then 10 observations of another table, which the
+///   writes never make read again.
 struct ObserveScenario {
     let samples: Int
     let writes: Int
@@ -33,16 +34,18 @@ struct ObserveScenario {
         let other = try await latency(.otherConnection)
         let otherProcess = try await latency(.otherProcess)
         var runs: [Int: [ThroughputRun]] = [:]
+        var elsewhere: [ThroughputRun] = []
         for round in 0..<rounds {
             for observers in observerCounts {
                 runs[observers, default: []].append(try await throughput(observers: observers, round: round))
             }
+            elsewhere.append(try await throughput(observers: 10, round: round, observing: "other"))
         }
         printObserveReport(
             latencies: [
                 ("the pool's writer", own), ("another connection (100 ms checks)", other),
                 ("another process (100 ms checks)", otherProcess),
-            ], throughput: runs)
+            ], throughput: runs, elsewhere: elsewhere)
     }
 
     private func openPool(_ name: String) async throws -> (DatabasePool, String) {
@@ -53,6 +56,7 @@ struct ObserveScenario {
         }
         try await pool.write { db in
             try db.execute(query: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+            try db.execute(query: "CREATE TABLE other (id INTEGER PRIMARY KEY)")
         }
         return (pool, path)
     }
@@ -112,12 +116,17 @@ struct ObserveScenario {
         return samples
     }
 
-    /// Single-row writes from one task, with `observers` observations running.
-    private func throughput(observers: Int, round: Int) async throws -> ThroughputRun {
-        let (pool, path) = try await openPool("observe-throughput-\(observers)-\(round).sqlite")
+    /// Single-row writes into `item` from one task, with `observers` observations of the count of `observing`.
+    private func throughput(observers: Int, round: Int, observing table: String = "item") async throws
+        -> ThroughputRun
+    {
+        let (pool, path) = try await openPool("observe-throughput-\(table)-\(observers)-\(round).sqlite")
         defer { remove(path) }
         let run = try await measureThroughput(observers: observers, writes: writes) { seen in
-            for try await _ in pool.observe({ db in try db.fetchCount(Item.all()) }) { seen() }
+            for try await _ in pool.observe({ db in try db.fetchOne(Int.self, query: "SELECT count(*) FROM \(table)") })
+            {
+                seen()
+            }
         } write: { index in
             try await pool.write { db in try db.execute("INSERT INTO item (name) VALUES (\(String(index)))") }
         }
@@ -167,7 +176,9 @@ func measureThroughput(
 /// Prints the latencies from a commit to the observation's new value, by who committed, and by number of observers
 /// the writes per second (the median of the rounds, and as a multiple of none) and the new values each observation had
 /// (the median of the rounds).
-func printObserveReport(latencies: [(String, [Duration])], throughput: [Int: [ThroughputRun]]) {
+func printObserveReport(
+    latencies: [(String, [Duration])], throughput: [Int: [ThroughputRun]], elsewhere: [ThroughputRun]
+) {
     print("| commit by | observation's new value after the commit: p50 | p99 | max |")
     print("|---|---:|---:|---:|")
     for (name, samples) in latencies {
@@ -186,6 +197,10 @@ func printObserveReport(latencies: [(String, [Duration])], throughput: [Int: [Th
             "| \(observers) | \(Int(value)) | \(String(format: "%.2f", value / none)) | "
                 + "\(Int(median(runs.map(\.valuesPerObservation)))) |")
     }
+    let value = median(elsewhere.map(\.writesPerSecond))
+    print(
+        "| 10, of another table | \(Int(value)) | \(String(format: "%.2f", value / none)) | "
+            + "\(Int(median(elsewhere.map(\.valuesPerObservation)))) |")
 }
 
 /// The `fraction` percentile of `samples` (nearest rank).
