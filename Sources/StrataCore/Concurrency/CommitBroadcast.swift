@@ -125,6 +125,11 @@ package final class CommitBroadcast: Sendable {
         listeners.load(ordering: .relaxed)
     }
 
+    /// How many listeners wait for their next element: for tests.
+    package var waitingCount: Int {
+        state.withLock { state in state.waiting.count }
+    }
+
     /// Makes listener `id` follow `scope` from now on: commits announced since its last element count only if they
     /// changed a table of `scope`.
     fileprivate func follow(_ scope: TableScope, for id: UInt64) {

@@ -90,4 +90,45 @@ struct CommitBroadcastTests {
         #expect(await late.next() == nil)
         #expect(broadcast.listenerCount == 0)
     }
+
+    @Test("a listener that follows tables takes the commits of those tables only, and of everything")
+    func followsTables() async {
+        let broadcast = CommitBroadcast()
+        let commits = broadcast.listen()
+        var next = commits.makeAsyncIterator()
+        commits.follow(.tables(["note"]))
+        broadcast.announce(.tables(["tag"]))
+        broadcast.announce(.tables(["note", "tag"]))
+        #expect(await next.next() != nil)
+        // Taken: the tag's commits no longer wake it, a note's or everything does.
+        broadcast.announce(.tables(["tag"]))
+        let woken = Task {
+            var iterator = commits.makeAsyncIterator()
+            return await iterator.next() != nil
+        }
+        while broadcast.waitingCount == 0 { await Task.yield() }
+        broadcast.announce(.tables(["tag"]))
+        #expect(broadcast.waitingCount == 1, "still waiting after a commit of another table")
+        broadcast.announce(.everything)
+        #expect(await woken.value)
+        broadcast.finish()
+    }
+
+    @Test("a commit announced before the listener narrowed what it follows counts if it was of those tables")
+    func commitBeforeFollowCounts() async {
+        let broadcast = CommitBroadcast()
+        let commits = broadcast.listen()
+        var next = commits.makeAsyncIterator()
+        // As an observation: listening (everything) while it reads, then narrowed to what the read used.
+        broadcast.announce(.tables(["note"]))
+        commits.follow(.tables(["note"]))
+        #expect(await next.next() != nil)
+        broadcast.announce(.tables(["tag"]))
+        commits.follow(.tables(["tag"]))
+        #expect(await next.next() != nil, "the tag's commit came before it followed the tag")
+        commits.follow(.tables([]))
+        broadcast.announce(.tables(["note"]))
+        broadcast.finish()
+        #expect(await next.next() == nil, "a read of no table is changed by nothing but everything")
+    }
 }
