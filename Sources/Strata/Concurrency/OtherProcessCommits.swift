@@ -1,4 +1,3 @@
-internal import CSQLite
 import Synchronization
 
 /// Finds the commits that other processes make to a database file, for the observations of a pool or queue: while

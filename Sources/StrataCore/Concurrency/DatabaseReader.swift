@@ -52,11 +52,11 @@ public protocol DatabaseReader<Session>: AnyObject, Sendable {
     ///   reached); an observation then throws it before its first read.
     func commitNotifications() async throws -> CommitNotifications
 
-    /// Reads one result of an observation, and the tables it depends on: those whose commits may change it. A
-    /// ``read(_:)`` that depends on every table, unless the backend can tell which tables the read used (SQLite from
-    /// the statements it ran, StrataPostgres from the tables PostgreSQL scanned), must read otherwise to see every
-    /// commit it announced (StrataPostgres reads on the primary, never a lagging replica) or refuses a result it cannot
-    /// follow (StrataPostgres throws when the read touched a table whose commits it is not told of).
+    /// Reads one result of an observation, and the tables it depends on: those whose commits may change it. By
+    /// default a ``read(_:)`` that depends on every table. A backend tells which tables the read used (SQLite from the
+    /// statements it ran, StrataPostgres from the tables PostgreSQL scanned), reads where every commit it announced is
+    /// seen (StrataPostgres on the primary, never a lagging replica), and refuses a result it cannot follow
+    /// (StrataPostgres throws when the read touched a table whose commits it is not told of).
     ///
     /// - Throws: What `fetch` throws; ``DatabaseError`` when the result cannot be observed.
     func observationRead<Output: Sendable>(_ fetch: (Session) async throws -> Output) async throws

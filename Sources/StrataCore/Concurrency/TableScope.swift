@@ -9,12 +9,4 @@ public enum TableScope: Sendable, Hashable {
     case everything
     /// These tables only; none for a read of no table (`SELECT 1`), which only a commit of `.everything` changes.
     case tables(Set<String>)
-
-    /// Whether a commit that changed `changes` may change a read of this scope.
-    public func isChanged(by changes: TableScope) -> Bool {
-        switch (self, changes) {
-        case (.everything, _), (_, .everything): true
-        case (.tables(let read), .tables(let changed)): !read.isDisjoint(with: changed)
-        }
-    }
 }
