@@ -80,8 +80,7 @@ final class Connection {
     /// The SQL of the statements run while an observation reads (see `Database.tablesRead(during:)`); nil otherwise.
     @exclusivity(unchecked) private(set) var statementsRun: Set<String>?
 
-    /// Whether ``willRun(sql:changesSchema:)`` has anything to note for any statement: read at each statement's first
-    /// step.
+    /// Whether ``willRun(sql:changesSchema:)`` has anything to note for any statement.
     @exclusivity(unchecked) private(set) var notesEveryStatement = false
 
     /// Set by SQLite's commit hook when a transaction that wrote commits on this connection; read and cleared by
@@ -137,11 +136,17 @@ final class Connection {
         return (output, statementsRun ?? [])
     }
 
-    /// Notes a statement about to run its first step, when ``notesEveryStatement`` or the statement `changesSchema`.
+    /// Notes a statement about to run its first step: the schema change it makes, and its SQL while an observation
+    /// reads. One test when there is nothing to note, so that every statement's first step can call it.
+    @inline(__always)
     func willRun(sql: @autoclosure () -> String, changesSchema: Bool) {
+        if changesSchema || notesEveryStatement { note(sql: sql(), changesSchema: changesSchema) }
+    }
+
+    private func note(sql: String, changesSchema: Bool) {
         if changesSchema { changes.schemaChanged = true }
         changes.lastTable = nil
-        statementsRun?.insert(sql())
+        statementsRun?.insert(sql)
     }
 
     deinit {

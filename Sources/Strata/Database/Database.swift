@@ -195,10 +195,8 @@ public final class Database {
                 // As `Statement.commitsWrites(_:)`: a failed COMMIT of a transaction that only read is its error.
                 let committingWrites = transactionGuard.preparedCommit && holdsWriteTransaction(connection)
                 let changesSchema = transactionGuard.preparedSchemaChange
-                if changesSchema || self.connection.notesEveryStatement {
-                    self.connection.willRun(
-                        sql: sqlite3_sql(statement).map { String(cString: $0) } ?? "", changesSchema: changesSchema)
-                }
+                self.connection.willRun(
+                    sql: sqlite3_sql(statement).map { String(cString: $0) } ?? "", changesSchema: changesSchema)
                 var stepped = sqlite3_step(statement)
                 while stepped == SQLITE_ROW {
                     stepped = sqlite3_step(statement)

@@ -301,9 +301,7 @@ public final class Statement {
     /// observation) or this one changes the schema.
     @inline(__always)
     private func willRun() {
-        if changesSchema || connection.notesEveryStatement {
-            connection.willRun(sql: sql, changesSchema: changesSchema)
-        }
+        connection.willRun(sql: sql, changesSchema: changesSchema)
     }
 
     /// Whether this statement, about to run, may commit a transaction that wrote: only then can its failure leave
