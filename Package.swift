@@ -7,6 +7,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// `STRATA_TEST_SUITES=sqlite` builds the SQLite suites alone: no StrataPostgresTests, and StrataTests without its
+// PostgreSQL parts, so without postgres-nio, swift-nio and the two copies of BoringSSL under them (.ci/run's address
+// sanitizer run, whose instrumented build of them took about 6 minutes on a 2-core machine).
+let sqliteSuitesOnly = Context.environment["STRATA_TEST_SUITES"] == "sqlite"
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
@@ -156,7 +161,8 @@ let package = Package(
             dependencies: [
                 // StrataCore for the tests of what moved there (`@testable import StrataCore`).
                 "Strata", "StrataCore", "StrataRecord", "StrataTesting", "strata-durability-child",
-                // Only for the doc tests of the PostgreSQL examples in README.md and docs/PostgreSQL.md.
+                // Only for the PostgreSQL doc tests (README.md, docs/PostgreSQL.md), observability on PostgreSQL and
+                // PostgreSQL's request text (each under `#if canImport(StrataPostgres)`).
                 "StrataPostgres",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -211,3 +217,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+if sqliteSuitesOnly {
+    let postgres: Set = ["StrataPostgres", "StrataPostgresTests"]
+    package.products.removeAll { postgres.contains($0.name) }
+    package.targets.removeAll { postgres.contains($0.name) }
+    for target in package.targets {
+        target.dependencies.removeAll { dependency in
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): postgres.contains(name)
+            default: false
+            }
+        }
+    }
+}
