@@ -90,7 +90,7 @@ final class StatementEncoding: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        containers.container {
+        containers.container(keyedBy: Key.self) {
             KeyedEncodingContainer(StatementKeyedContainer<Key>(pass: pass))
         }
     }

@@ -274,11 +274,15 @@ public final class Statement {
         if isTransactionControl { try checkTransactionControlAllowed() }
         if self.connection.isAborted, !isBlockControl { throw self.connection.abortedRefusal(sql: sql) }
         generation &+= 1
-        let committingWrites = commitsWrites(connection)
-        let isFirstStep = !isRunning
-        if isFirstStep { willRun() }
-        let result = sqlite3_step(handle)
-        if isFirstStep {
+        let result: Int32
+        // Only a first step can commit: COMMIT has no rows.
+        var committingWrites = false
+        if isRunning {
+            result = sqlite3_step(handle)
+        } else {
+            committingWrites = commitsWrites(connection)
+            willRun()
+            result = sqlite3_step(handle)
             isRunning = true
             refreshColumnsIfRecompiled()
         }

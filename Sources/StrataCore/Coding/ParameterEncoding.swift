@@ -331,7 +331,9 @@ package final class ParameterEncoding<Binder: ParameterBinder>: Encoder {
     }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        containers.container { KeyedEncodingContainer(ParameterKeyedContainer<Key, Binder>(pass: pass)) }
+        containers.container(keyedBy: Key.self) {
+            KeyedEncodingContainer(ParameterKeyedContainer<Key, Binder>(pass: pass))
+        }
     }
 
     package func unkeyedContainer() -> any UnkeyedEncodingContainer {

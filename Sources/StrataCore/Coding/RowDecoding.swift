@@ -46,7 +46,7 @@ package final class RowDecoding<Reader: ColumnReader>: Decoder {
 
     @usableFromInline
     package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        containers.container { KeyedDecodingContainer(RowKeyedContainer<Key, Reader>(row: row)) }
+        containers.container(keyedBy: Key.self) { KeyedDecodingContainer(RowKeyedContainer<Key, Reader>(row: row)) }
     }
 
     @usableFromInline
@@ -202,23 +202,39 @@ package struct NestedValueSignal: Error {
 /// object they point to), so the one made for the first row serves every row after it.
 ///
 /// The cache must belong to an object the container does not point to, or the two would keep each other alive.
+///
+/// The caller is generic over the key (a `Decoder`'s `container(keyedBy:)`, called through the protocol), and the
+/// standard library's container types are resilient: any use of `KeyedDecodingContainer<Key>` there looks its type up
+/// in the runtime's cache of generic types, about 320 instructions, more than the rest of the cache hit. So the cache
+/// knows a container by its `Key`, whose type the caller is given, and copies it out through a method of its box,
+/// which finds the container's type in the box's own.
 @usableFromInline
 package struct ContainerCache {
-    @usableFromInline var containerType: ObjectIdentifier?
+    @usableFromInline var keyType: ObjectIdentifier?
     @usableFromInline var box: AnyObject?
 
     package init() {}
 
-    /// The cached `Container`, or the one `make` returns, cached in its place.
+    /// The cached container for `Key`, or the one `make` returns, cached in its place. The calls for one `Key` must all
+    /// make the same `Container` type.
     @inlinable @inline(__always)
-    package mutating func container<Container>(_ make: () -> Container) -> Container {
-        if containerType == ObjectIdentifier(Container.self), let box {
-            // The box was made below for this very type.
-            return unsafeDowncast(box, to: Reused<Container>.self).value
+    package mutating func container<Key: CodingKey, Container>(keyedBy key: Key.Type, _ make: () -> Container)
+        -> Container
+    {
+        if keyType == ObjectIdentifier(Key.self), let box {
+            // The box was made below for this `Key`, so for this very type.
+            return unsafeDowncast(box, to: Reused<Container>.self).copy()
         }
+        return keep(make, for: Key.self)
+    }
+
+    /// The container `make` returns, cached for `Key`. Out of line: inlined, its room for a `Container` made every call
+    /// look the type up, cache hits too.
+    @usableFromInline @inline(never)
+    mutating func keep<Key: CodingKey, Container>(_ make: () -> Container, for key: Key.Type) -> Container {
         let container = make()
         box = Reused(container)
-        containerType = ObjectIdentifier(Container.self)
+        keyType = ObjectIdentifier(Key.self)
         return container
     }
 
@@ -226,5 +242,9 @@ package struct ContainerCache {
     final class Reused<Value> {
         @usableFromInline let value: Value
         @usableFromInline init(_ value: Value) { self.value = value }
+
+        /// `value`, by a call that takes `Value` from the object's type rather than from its caller.
+        @usableFromInline @inline(never)
+        func copy() -> Value { value }
     }
 }

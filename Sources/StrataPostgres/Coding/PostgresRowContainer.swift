@@ -161,7 +161,7 @@ final class PostgresRowDecoding: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        containers.container { KeyedDecodingContainer(PostgresRowContainer<Key>(row: row)) }
+        containers.container(keyedBy: Key.self) { KeyedDecodingContainer(PostgresRowContainer<Key>(row: row)) }
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw row.unkeyedContainerError() }
