@@ -7,10 +7,14 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-// `STRATA_TEST_SUITES=sqlite` builds the SQLite suites alone: no StrataPostgresTests, and StrataTests without its
-// PostgreSQL parts, so without postgres-nio, swift-nio and the two copies of BoringSSL under them (.ci/run's address
-// sanitizer run, whose instrumented build of them took about 6 minutes on a 2-core machine).
+// Two settings for .ci/run's address sanitizer run, which on a 2-core machine took 21 minutes to build everything
+// instrumented (`swift test --sanitize=address` in a build directory of its own), 9 of them for the PostgreSQL stack:
+// - `STRATA_TEST_SUITES=sqlite` builds the SQLite suites alone: no StrataPostgres or StrataPostgresTests, and
+//   StrataTests without its PostgreSQL parts (compiled `#if !SQLITE_SUITES_ONLY`).
+// - `STRATA_SANITIZE=address` instruments this package's own code and not its dependencies, so that the run reuses
+//   the dependencies the plain tests built (swift-syntax, swift-log, ...): only Strata's targets build again.
 let sqliteSuitesOnly = Context.environment["STRATA_TEST_SUITES"] == "sqlite"
+let sanitizer = Context.environment["STRATA_SANITIZE"]
 
 let package = Package(
     name: "Strata",
@@ -162,7 +166,7 @@ let package = Package(
                 // StrataCore for the tests of what moved there (`@testable import StrataCore`).
                 "Strata", "StrataCore", "StrataRecord", "StrataTesting", "strata-durability-child",
                 // Only for the PostgreSQL doc tests (README.md, docs/PostgreSQL.md), observability on PostgreSQL and
-                // PostgreSQL's request text (each under `#if canImport(StrataPostgres)`).
+                // PostgreSQL's request text.
                 "StrataPostgres",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -223,11 +227,21 @@ if sqliteSuitesOnly {
     package.products.removeAll { postgres.contains($0.name) }
     package.targets.removeAll { postgres.contains($0.name) }
     for target in package.targets {
+        if target.name == "StrataTests" { target.swiftSettings = swiftSettings + [.define("SQLITE_SUITES_ONLY")] }
         target.dependencies.removeAll { dependency in
             switch dependency {
             case .targetItem(let name, _), .byNameItem(let name, _): postgres.contains(name)
             default: false
             }
         }
+    }
+}
+
+if let sanitizer {
+    // The macro's targets run in the compiler, not in the tests.
+    for target in package.targets where target.type != .system && target.type != .macro {
+        guard target.name != "StrataRecordExpansion" else { continue }
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
     }
 }

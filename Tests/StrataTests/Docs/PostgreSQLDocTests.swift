@@ -1,7 +1,7 @@
 // swift-format-ignore-file
 // The blocks below are copies of the docs, laid out for reading (aligned comments): not reformatted.
-// Left out of a build without StrataPostgres: .ci/run's address sanitizer run builds the SQLite suites alone.
-#if canImport(StrataPostgres)
+// Left out of the SQLite suites alone (STRATA_TEST_SUITES=sqlite, see Package.swift).
+#if !SQLITE_SUITES_ONLY
 import Foundation
 import Strata
 import StrataPostgres

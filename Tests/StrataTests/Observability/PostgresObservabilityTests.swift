@@ -1,5 +1,5 @@
-// Left out of a build without StrataPostgres: .ci/run's address sanitizer run builds the SQLite suites alone.
-#if canImport(StrataPostgres)
+// Left out of the SQLite suites alone (STRATA_TEST_SUITES=sqlite, see Package.swift).
+#if !SQLITE_SUITES_ONLY
     import Foundation
     import InMemoryLogging
     import InMemoryTracing
