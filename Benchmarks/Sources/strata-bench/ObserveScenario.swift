@@ -130,8 +130,10 @@ struct ObserveScenario {
         } write: { index in
             try await pool.write { db in try db.execute("INSERT INTO item (name) VALUES (\(String(index)))") }
         }
+        var measured = run
+        measured.walBytes = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size]) as? Int
         await pool.close()
-        return run
+        return measured
     }
 
     struct Item: Model {
@@ -149,6 +151,8 @@ let observerCounts = [0, 10, 100]
 struct ThroughputRun {
     var writesPerSecond: Double
     var valuesPerObservation: Double
+    /// The size of the WAL file when the writes ended (SQLite).
+    var walBytes: Int?
 }
 
 /// Runs `writes` calls of `write` from one task, with `observers` tasks each running `observe`, which calls the
@@ -187,20 +191,18 @@ func printObserveReport(
                 + "\(milliseconds(samples.max() ?? .zero)) |")
     }
     print("")
-    print("| observers | writes/s | x none | new values per observation |")
-    print("|---:|---:|---:|---:|")
+    print("| observers | writes/s | x none | new values per observation | WAL at the end |")
+    print("|---:|---:|---:|---:|---:|")
     let none = median((throughput[0] ?? []).map(\.writesPerSecond))
-    for observers in observerCounts {
-        let runs = throughput[observers] ?? []
+    let rows = observerCounts.map { ("\($0)", throughput[$0] ?? []) } + [("10, of another table", elsewhere)]
+    for (observers, runs) in rows {
         let value = median(runs.map(\.writesPerSecond))
+        let wal = runs.compactMap(\.walBytes).map { String(format: "%.1f MB", Double($0) / 1_000_000) }
         print(
             "| \(observers) | \(Int(value)) | \(String(format: "%.2f", value / none)) | "
-                + "\(Int(median(runs.map(\.valuesPerObservation)))) |")
+                + "\(Int(median(runs.map(\.valuesPerObservation)))) | \(wal.isEmpty ? "-" : wal.joined(separator: ", ")) |"
+        )
     }
-    let value = median(elsewhere.map(\.writesPerSecond))
-    print(
-        "| 10, of another table | \(Int(value)) | \(String(format: "%.2f", value / none)) | "
-            + "\(Int(median(elsewhere.map(\.valuesPerObservation)))) |")
 }
 
 /// The `fraction` percentile of `samples` (nearest rank).
