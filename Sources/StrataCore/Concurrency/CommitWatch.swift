@@ -67,6 +67,13 @@ package final class CommitWatch: Sendable {
         }
     }
 
+    /// Takes the answer back: the task no longer looks out (its look ended, as a `LISTEN` whose connection it closed),
+    /// and goes round again (``keepRunning()``). Until it answers again, a caller of ``start(_:)`` waits, rather than
+    /// read while nothing looks out.
+    package func withdrawAnswer() {
+        state.withLock { $0.hasAnswered = false }
+    }
+
     /// Whether anything still listens, and the watch is neither stopped nor its task cancelled: what a wait inside the
     /// task's body checks.
     package var hasListeners: Bool {

@@ -9,7 +9,8 @@ internal import StrataCore
 /// - **A connection that breaks** (the server restarted, `pg_terminate_backend`) is opened again, after a pause that
 ///   grows from 50 ms to 2 s while the server cannot be reached; once `LISTEN` runs again, a commit is announced, so
 ///   that what was committed meanwhile is read.
-/// - It closes its connection once nothing listens (checked every second), and opens one again for the next listener.
+/// - It closes its connection once nothing listens (checked every second), and opens one again for the next listener,
+///   which waits for that `LISTEN` before its first read.
 struct PostgresCommitListener: CommitLookOut {
     /// The pool of the server to listen to.
     let pool: PostgresConnectionPool
@@ -56,6 +57,9 @@ struct PostgresCommitListener: CommitLookOut {
                         group.cancelAll()
                     }
                 }
+                // An observation that begins now waits for the next `LISTEN`: told to go on, it read while no
+                // connection listened, and a commit then reached it only once `LISTEN` ran again.
+                watch.withdrawAnswer()
             } catch {
                 watch.answer(error)
                 // Whatever happens before the next `LISTEN` runs is announced then.
