@@ -51,11 +51,7 @@ enum ObservationChecks {
 
     private static func followsCommits(_ pool: some DatabaseWriter) async throws {
         let results = ResultLog<[String]>()
-        let observing = Task {
-            for try await notes in pool.observe({ session in try await contents(session) }) {
-                results.append(notes)
-            }
-        }
+        let observing = results.follow(pool.observe({ session in try await contents(session) }))
         defer { observing.cancel() }
         // The current result first, at once.
         try await results.wait(for: [[]])
@@ -107,23 +103,15 @@ enum ObservationChecks {
         let others = try await pool.read { session in try await otherCount(session) }
         // The read counts the notes, and the rows of the other table only once three more notes are there.
         let results = ResultLog<Counts>()
-        let observing = Task {
-            for try await counts in pool.observe({ session in
+        let observing = results.follow(
+            pool.observe({ session in
                 let count = try await session.fetchCount(ConformanceNote.all())
-                let counts = Counts(notes: count, others: count >= notes + 3 ? try await otherCount(session) : nil)
-                return counts
-            }) {
-                results.append(counts)
-            }
-        }
+                return Counts(notes: count, others: count >= notes + 3 ? try await otherCount(session) : nil)
+            }))
         defer { observing.cancel() }
         // A witness that follows the other table: once it has seen a commit there, so would have the observation.
         let witnessed = ResultLog<Int>()
-        let witness = Task {
-            for try await count in pool.observe({ session in try await otherCount(session) }) {
-                witnessed.append(count)
-            }
-        }
+        let witness = witnessed.follow(pool.observe({ session in try await otherCount(session) }))
         defer { witness.cancel() }
         try await results.wait(until: { $0.count == 1 })
         try await witnessed.wait(for: [others])
@@ -155,11 +143,7 @@ enum ObservationChecks {
     {
         guard let other = try await backend.makeOtherClient(of: pool) else { return }
         let results = ResultLog<Int>()
-        let observing = Task {
-            for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
-                results.append(count)
-            }
-        }
+        let observing = results.follow(pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }))
         defer { observing.cancel() }
         do {
             let before = try await pool.read { session in try await session.fetchCount(ConformanceNote.all()) }
@@ -176,11 +160,7 @@ enum ObservationChecks {
     private static func burst(_ pool: some DatabaseWriter) async throws {
         try await pool.write { session in try await session.deleteAll(ConformanceNote.all()) }
         let results = ResultLog<Int>()
-        let observing = Task {
-            for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
-                results.append(count)
-            }
-        }
+        let observing = results.follow(pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }))
         defer { observing.cancel() }
         try await results.wait(for: [0])
         for index in 1...1000 {
@@ -206,6 +186,7 @@ enum ObservationChecks {
 
     private static func closing(_ pool: some DatabaseWriter) async throws {
         let results = ResultLog<Int>()
+        // Its own loop, not `results.follow`: the error that ends it is what this check looks at.
         let observing = Task {
             for try await count in pool.observe({ session in try await session.fetchCount(ConformanceNote.all()) }) {
                 results.append(count)
@@ -245,9 +226,25 @@ private final class ResultLog<Value: Sendable>: Sendable {
     static var timeout: Int { 20 }
 
     private let state = LockedValue<[Value]>([])
+    /// The error that ended the observation ``follow(_:)`` iterates, if one did.
+    private let failure = LockedValue<(any Error)?>(nil)
 
     func append(_ value: Value) {
         state.withLock { $0.append(value) }
+    }
+
+    /// Appends each result of `observation`, in a task of its own. An error that ends it is kept, for a wait to report
+    /// at once, where a wait for a result that never comes would fail at its timeout without it.
+    func follow<Observation: AsyncSequence & Sendable>(_ observation: Observation) -> Task<Void, Never>
+    where Observation.Element == Value {
+        Task {
+            do {
+                for try await value in observation { append(value) }
+            } catch is CancellationError {
+            } catch {
+                failure.withLock { $0 = error }
+            }
+        }
     }
 
     var values: [Value] {
@@ -264,6 +261,10 @@ private final class ResultLog<Value: Sendable>: Sendable {
     func wait(until condition: ([Value]) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + .seconds(Self.timeout)
         while !condition(values) {
+            if let error = failure.withLock({ $0 }) {
+                Issue.record("the observation ended, its results \(values): \(error)", sourceLocation: sourceLocation)
+                throw error
+            }
             guard ContinuousClock.now < deadline else {
                 Issue.record("the observation's results are \(values)", sourceLocation: sourceLocation)
                 throw CancellationError()
