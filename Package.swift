@@ -226,8 +226,10 @@ if sqliteSuitesOnly {
     let postgres: Set = ["StrataPostgres", "StrataPostgresTests"]
     package.products.removeAll { postgres.contains($0.name) }
     package.targets.removeAll { postgres.contains($0.name) }
+    for target in package.targets where target.name == "StrataTests" {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.define("SQLITE_SUITES_ONLY")]
+    }
     for target in package.targets {
-        if target.name == "StrataTests" { target.swiftSettings = swiftSettings + [.define("SQLITE_SUITES_ONLY")] }
         target.dependencies.removeAll { dependency in
             switch dependency {
             case .targetItem(let name, _), .byNameItem(let name, _): postgres.contains(name)
