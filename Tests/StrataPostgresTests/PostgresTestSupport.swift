@@ -229,15 +229,6 @@ struct Note: Model, Equatable {
         """
 }
 
-/// Whether the address or thread sanitizer's runtime is linked into the test process: the tests that bound how long
-/// something takes on the server (a left cursor, a restart) do not run under one, which makes the client many times
-/// slower.
-let isRunningUnderSanitizer: Bool = {
-    // A null handle is RTLD_DEFAULT on Linux: every symbol the process has loaded.
-    let runtimes: [String] = ["__asan_init", "__tsan_init"]
-    return runtimes.contains { symbol in dlsym(nil, symbol) != nil }
-}()
-
 extension Trait where Self == ConditionTrait {
     /// Leaves out a suite that bounds durations when a sanitizer slows the client down.
     static var notUnderSanitizer: Self {

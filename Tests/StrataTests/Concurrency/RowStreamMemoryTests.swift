@@ -4,10 +4,6 @@ import Testing
 
 @testable import Strata
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// **Memory stays flat however many rows a stream reads**: the process's resident memory grows by less than a
 /// generous bound while a million rows of about 120 bytes go through a stream, and by more than that bound when
 /// `fetchAll` holds the same rows at once (which shows the bound tells the two apart).
@@ -76,14 +72,3 @@ struct RowStreamMemoryTests {
         }
     }
 }
-
-/// Whether the address or thread sanitizer's runtime is linked into the test process.
-private let isRunningUnderSanitizer: Bool = {
-    #if canImport(Glibc)
-        // A null handle is RTLD_DEFAULT on Linux: every symbol the process has loaded.
-        let runtimes: [String] = ["__asan_init", "__tsan_init"]
-        return runtimes.contains(where: { symbol in dlsym(nil, symbol) != nil })
-    #else
-        return false
-    #endif
-}()
