@@ -8,28 +8,45 @@ import Testing
 @Suite(
     "PostgreSQL observation: notify triggers, tables without them refused, a listener that reconnects", .postgresServer)
 struct PostgresObservationTests {
-    /// The notes an observation emitted, appended from its task.
+    /// The notes an observation emitted, appended from its task, and the error that ended it, if one did.
     private final class Emitted: Sendable {
         private let values = LockedBox<[Int]>([])
+        private let failure = LockedBox<(any Error)?>(nil)
 
         func append(_ value: Int) { values.update { $0.append(value) } }
 
+        func end(with error: any Error) { failure.set(error) }
+
         var all: [Int] { values.get() }
 
-        /// Waits until the last value is `expected`, failing after 30 seconds: a bound for a broken observation.
+        /// Waits until the last value is `expected`, failing after 30 seconds (a bound for a broken observation), or
+        /// at once with the error that ended the observation.
         func wait(forLast expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             try await within(30, "the observation's value \(expected)", sourceLocation: sourceLocation) {
-                while self.all.last != expected { try await Task.sleep(for: .milliseconds(5)) }
+                while self.all.last != expected {
+                    if let error = self.failure.get() {
+                        Issue.record(
+                            "the observation ended, its values \(self.all): \(error)", sourceLocation: sourceLocation)
+                        throw error
+                    }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
             }
         }
     }
 
-    /// Observes the number of notes of `pool` into the returned log, until the task is cancelled.
+    /// Observes the number of notes of `pool` into the returned log, until the task is cancelled; an error that ends
+    /// the observation is kept in the log, for its waits to report.
     private func observeCount(_ pool: PostgresPool) -> (Emitted, Task<Void, any Error>) {
         let emitted = Emitted()
         let task = Task {
-            for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
-                emitted.append(count)
+            do {
+                for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                    emitted.append(count)
+                }
+            } catch {
+                if !(error is CancellationError) { emitted.end(with: error) }
+                throw error
             }
         }
         return (emitted, task)
