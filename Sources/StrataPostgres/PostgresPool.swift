@@ -119,7 +119,7 @@ public final class PostgresPool: DatabaseWriter, Service {
     /// An element after each commit, by any client, to a table with the notify trigger
     /// (``PostgresObservation``): what an observation (`observe`) waits for. Once anything listens, a connection of
     /// the pool's own to the primary runs `LISTEN`; it is opened again when it breaks, and a commit is announced then,
-    /// so that what was committed meanwhile is read. It closes once nothing listens.
+    /// so that what was committed meanwhile is read. It closes once nothing has listened for about five seconds.
     ///
     /// - Throws: ``DatabaseError`` when the primary cannot be reached.
     public func commitNotifications() async throws -> CommitNotifications {

@@ -74,6 +74,18 @@ package final class CommitWatch: Sendable {
         state.withLock { $0.hasAnswered = false }
     }
 
+    /// Takes the answer back when nothing listens, and returns whether it did: the task may then end its look (close
+    /// its `LISTEN` connection). Checked under the lock ``start(_:)`` takes, so a caller of ``start(_:)`` either came
+    /// before, and the look goes on for it, or comes after, and waits for the next look rather than read while this
+    /// one ends.
+    package func withdrawAnswerIfUnheard() -> Bool {
+        state.withLock { state in
+            guard commits.listenerCount == 0 else { return false }
+            state.hasAnswered = false
+            return true
+        }
+    }
+
     /// Whether anything still listens, and the watch is neither stopped nor its task cancelled: what a wait inside the
     /// task's body checks.
     package var hasListeners: Bool {

@@ -9,8 +9,9 @@ internal import StrataCore
 /// - **A connection that breaks** (the server restarted, `pg_terminate_backend`) is opened again, after a pause that
 ///   grows from 50 ms to 2 s while the server cannot be reached; once `LISTEN` runs again, a commit is announced, so
 ///   that what was committed meanwhile is read.
-/// - It closes its connection once nothing listens (checked every second), and opens one again for the next listener,
-///   which waits for that `LISTEN` before its first read.
+/// - It closes its connection once nothing has listened for ``idleTime`` (checked every second), so that observations
+///   that come and go (a stream per request) do not open a connection each; the next listener after that opens one
+///   again, and waits for that `LISTEN` before its first read.
 struct PostgresCommitListener: CommitLookOut {
     /// The pool of the server to listen to.
     let pool: PostgresConnectionPool
@@ -18,6 +19,8 @@ struct PostgresCommitListener: CommitLookOut {
     static let firstPause = Duration.milliseconds(50)
     static let longestPause = Duration.seconds(2)
     static let listenerCheckInterval = Duration.seconds(1)
+    /// How long the connection stays open once nothing listens.
+    static let idleTime = Duration.seconds(5)
 
     /// The tables a notification's payload names: the OID the trigger sends; anything else (the payload of a trigger
     /// an earlier Strata installed, a client's own `NOTIFY`) may have changed everything.
@@ -26,6 +29,22 @@ struct PostgresCommitListener: CommitLookOut {
             return .everything
         }
         return .tables([payload])
+    }
+
+    /// Returns once nothing has listened for ``idleTime``, with the answer withdrawn: an observation that begins from
+    /// then on waits for the next `LISTEN`, rather than read while this one ends and miss a commit made meanwhile.
+    private static func waitUntilIdle(_ watch: CommitWatch) async throws {
+        var idleSince: ContinuousClock.Instant?
+        while true {
+            try await Task.sleep(for: listenerCheckInterval)
+            guard !watch.hasListeners else {
+                idleSince = nil
+                continue
+            }
+            let since = idleSince ?? .now
+            idleSince = since
+            if ContinuousClock.now - since >= idleTime, watch.withdrawAnswerIfUnheard() { return }
+        }
     }
 
     func lookOut(while watch: CommitWatch, announcingTo commits: CommitBroadcast) async {
@@ -47,18 +66,13 @@ struct PostgresCommitListener: CommitLookOut {
                                 commits.announce(Self.changes(announcedBy: notification.payload))
                             }
                         }
-                        group.addTask {
-                            while watch.hasListeners {
-                                try await Task.sleep(for: Self.listenerCheckInterval)
-                            }
-                        }
-                        // The connection ended, or nothing listens any more.
+                        group.addTask { try await Self.waitUntilIdle(watch) }
+                        // The connection ended, or nothing has listened for a while.
                         try await group.next()
                         group.cancelAll()
                     }
                 }
-                // An observation that begins now waits for the next `LISTEN`: told to go on, it read while no
-                // connection listened, and a commit then reached it only once `LISTEN` ran again.
+                // An observation that begins now waits for the next `LISTEN` (the connection ended on its own).
                 watch.withdrawAnswer()
             } catch {
                 watch.answer(error)

@@ -229,6 +229,37 @@ struct PostgresObservationTests {
         }
     }
 
+    @Test("observations that come and go share one listening connection, kept a few seconds after the last ends")
+    func listeningConnectionOutlivesAnObservation() async throws {
+        let name = "strata-observe-\(UUID())"
+        try await PostgresTestServer.withPool(applicationName: name) { pool in
+            try await pool.write { db in
+                try await db.execute(SQL(sql: Note.createTable))
+                try await db.installObservationTriggers(on: ["note"])
+            }
+            var first: [Int32] = []
+            for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
+                #expect(count == 0)
+                first = try await listeners(named: name, on: pool)
+                break
+            }
+            let ended = ContinuousClock.now
+            try #require(first.count == 1, "one connection listens: \(first)")
+            // Longer than the look-out takes to see that nothing listens: the connection is still there, unless the
+            // five seconds it stays for have passed (a slow, loaded run).
+            try await Task.sleep(for: .seconds(2))
+            let later = try await listeners(named: name, on: pool)
+            let elapsed = ContinuousClock.now - ended
+            #expect(later == first || elapsed >= .seconds(5), "the connection closed \(elapsed) after the observation")
+            // The next observation hears commits, through that connection or a new one.
+            let (emitted, observing) = observeCount(pool)
+            defer { observing.cancel() }
+            try await emitted.wait(forLast: 0)
+            try await insertNote(pool, "heard by the next observation")
+            try await emitted.wait(forLast: 1)
+        }
+    }
+
     @Test("with replicas, an observation reads on the primary, which its notifications come from")
     func observationReadsOnThePrimary() async throws {
         try await PostgresTestServer.withPool(replicaNames: ["strata-replica"]) { pool in

@@ -52,4 +52,40 @@ struct CommitWatchTests {
         _ = (first, second, third)
         await watch.stop()
     }
+
+    @Test("a look ends only when nothing listens; a listener that comes once it ends waits for the next")
+    func lookEndsOnlyWhenNothingListens() async throws {
+        let commits = CommitBroadcast()
+        let watch = CommitWatch(commits: commits)
+        let nextLook = Signal()
+        do {
+            let first = commits.listen()
+            try await watch.start {
+                watch.answer()
+                await nextLook.wait()
+                watch.answer()
+                while watch.keepRunning() { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+            // Required: otherwise the start below would wait for a look that only comes later.
+            try #require(watch.withdrawAnswerIfUnheard() == false, "the look ended while a listener listened")
+            // The look goes on: another listener goes on at once.
+            let second = commits.listen()
+            try await watch.start {}
+            _ = (first, second)
+        }
+        #expect(watch.withdrawAnswerIfUnheard(), "the look went on with nothing listening")
+        let third = commits.listen()
+        let started = LockedValue(false)
+        let waiting = Task {
+            try await watch.start {}
+            started.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(started.withLock { $0 } == false, "a listener went on while the look ended")
+        nextLook.send()
+        try await waiting.value
+        #expect(started.withLock { $0 })
+        _ = third
+        await watch.stop()
+    }
 }
