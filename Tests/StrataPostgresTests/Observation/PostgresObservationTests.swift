@@ -52,6 +52,14 @@ struct PostgresObservationTests {
         return (emitted, task)
     }
 
+    /// Creates the notes table of `pool` with its notify trigger.
+    private func createObservedNotes(in pool: PostgresPool) async throws {
+        try await pool.write { db in
+            try await db.execute(SQL(sql: Note.createTable))
+            try await db.installObservationTriggers(on: ["note"])
+        }
+    }
+
     private func insertNote(_ pool: PostgresPool, _ content: String) async throws {
         try await pool.write { db in
             var note = Note(id: nil, createdAt: Date(timeIntervalSince1970: 0), content: content, mood: "happy")
@@ -174,10 +182,7 @@ struct PostgresObservationTests {
         // A database of its own: notifications are per database, so no other test's commit makes the observation read
         // again and hide a commit the pool missed.
         try await withPrivateDatabase(applicationName: name) { pool in
-            try await pool.write { db in
-                try await db.execute(SQL(sql: Note.createTable))
-                try await db.installObservationTriggers(on: ["note"])
-            }
+            try await createObservedNotes(in: pool)
             let (emitted, observing) = observeCount(pool)
             defer { observing.cancel() }
             try await emitted.wait(forLast: 0)
@@ -207,10 +212,7 @@ struct PostgresObservationTests {
     func leavingClosesListener() async throws {
         let name = "strata-observe-\(UUID())"
         try await PostgresTestServer.withPool(applicationName: name) { pool in
-            try await pool.write { db in
-                try await db.execute(SQL(sql: Note.createTable))
-                try await db.installObservationTriggers(on: ["note"])
-            }
+            try await createObservedNotes(in: pool)
             for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
                 #expect(count == 0)
                 #expect(try await listeners(named: name, on: pool).count == 1)
@@ -233,10 +235,7 @@ struct PostgresObservationTests {
     func listeningConnectionOutlivesAnObservation() async throws {
         let name = "strata-observe-\(UUID())"
         try await PostgresTestServer.withPool(applicationName: name) { pool in
-            try await pool.write { db in
-                try await db.execute(SQL(sql: Note.createTable))
-                try await db.installObservationTriggers(on: ["note"])
-            }
+            try await createObservedNotes(in: pool)
             var first: [Int32] = []
             for try await count in pool.observe({ db in try await db.fetchCount(Note.all()) }) {
                 #expect(count == 0)
@@ -263,10 +262,7 @@ struct PostgresObservationTests {
     @Test("with replicas, an observation reads on the primary, which its notifications come from")
     func observationReadsOnThePrimary() async throws {
         try await PostgresTestServer.withPool(replicaNames: ["strata-replica"]) { pool in
-            try await pool.write { db in
-                try await db.execute(SQL(sql: Note.createTable))
-                try await db.installObservationTriggers(on: ["note"])
-            }
+            try await createObservedNotes(in: pool)
             for try await application in pool.observe({ db in
                 try await db.fetchOne(String.self, "SELECT current_setting('application_name')")
             }) {

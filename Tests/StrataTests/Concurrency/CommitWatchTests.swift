@@ -17,6 +17,25 @@ struct CommitWatchTests {
         }
     }
 
+    /// Expects a caller of `watch.start` to wait, rather than go on while nothing looks out, until `nextLook` lets the
+    /// look-out answer.
+    private func expectStartWaits(
+        _ watch: CommitWatch, until nextLook: Signal, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let started = LockedValue(false)
+        let waiting = Task {
+            try await watch.start {}
+            started.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(
+            started.withLock { $0 } == false, "a listener went on while nothing looked out",
+            sourceLocation: sourceLocation)
+        nextLook.send()
+        try await waiting.value
+        #expect(started.withLock { $0 }, sourceLocation: sourceLocation)
+    }
+
     @Test("a listener that comes between two looks (a LISTEN ended, the next not yet run) waits for the next")
     func newListenerWaitsForTheNextLook() async throws {
         let commits = CommitBroadcast()
@@ -39,16 +58,7 @@ struct CommitWatchTests {
         await lookEnded.wait()
         // Between two looks: a listener waits.
         let third = commits.listen()
-        let started = LockedValue(false)
-        let waiting = Task {
-            try await watch.start {}
-            started.withLock { $0 = true }
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(started.withLock { $0 } == false, "a listener went on while nothing looked out")
-        nextLook.send()
-        try await waiting.value
-        #expect(started.withLock { $0 })
+        try await expectStartWaits(watch, until: nextLook)
         _ = (first, second, third)
         await watch.stop()
     }
@@ -75,16 +85,7 @@ struct CommitWatchTests {
         }
         #expect(watch.withdrawAnswerIfUnheard(), "the look went on with nothing listening")
         let third = commits.listen()
-        let started = LockedValue(false)
-        let waiting = Task {
-            try await watch.start {}
-            started.withLock { $0 = true }
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(started.withLock { $0 } == false, "a listener went on while the look ended")
-        nextLook.send()
-        try await waiting.value
-        #expect(started.withLock { $0 })
+        try await expectStartWaits(watch, until: nextLook)
         _ = third
         await watch.stop()
     }
