@@ -3,7 +3,7 @@ import StrataPostgres
 import Testing
 
 /// A role's `CONNECTION LIMIT` below the pool's size: the connections the server allows serve every request.
-@Suite("PostgreSQL connection limit", .postgresServer, .serialized, .timeLimit(.minutes(2)))
+@Suite("PostgreSQL connection limit", .postgresServer, .serialized, .timeLimit(.minutes(4)))
 struct PostgresConnectionLimitTests {
     /// Waits until the server has ended every session of `strata_limited`: it ends them a moment after their pool
     /// closed them, and until then they count against the role's limit.
@@ -79,7 +79,7 @@ struct PostgresConnectionLimitTests {
             }
         }
         // A holder that cannot connect fails the test here instead of leaving it waiting.
-        try await within(30, "three connections held") {
+        try await within(hangBound, "three connections held") {
             var count = 0
             for await _ in held.stream {
                 count += 1
@@ -87,7 +87,7 @@ struct PostgresConnectionLimitTests {
             }
         }
         let pool = try PostgresPool(url: url, connections: 4)
-        let error = try await within(20, "a request the server refuses") {
+        let error = try await within(hangBound, "a request the server refuses") {
             await #expect(throws: PostgresError.self) {
                 try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
             }

@@ -5,7 +5,7 @@ import Testing
 /// A connection the server ends (`idle_in_transaction_session_timeout`, `pg_terminate_backend`) fails its next
 /// statement within seconds with `.connectionLost`, is never reported as committed, and is replaced: the pool serves
 /// the next requests.
-@Suite("PostgreSQL connection loss", .postgresServer, .timeLimit(.minutes(3)))
+@Suite("PostgreSQL connection loss", .postgresServer, .timeLimit(.minutes(6)))
 struct PostgresConnectionLossTests {
     /// Waits until the server process `pid` has ended, polling `pg_stat_activity` from a connection of its own.
     static func waitUntilGone(_ pid: Int) async throws {
@@ -42,7 +42,7 @@ struct PostgresConnectionLossTests {
     @Test("a statement after idle_in_transaction_session_timeout ended the session throws connectionLost")
     func idleInTransactionTimeout() async throws {
         try await PostgresTestServer.withPool(connections: 1) { pool in
-            let error = try await within(30, "the statement after the server ended the session") {
+            let error = try await within(hangBound, "the statement after the server ended the session") {
                 await #expect(throws: PostgresError.self) {
                     try await pool.write { db in
                         try await db.execute(query: "SET LOCAL idle_in_transaction_session_timeout = '50ms'")
@@ -55,7 +55,7 @@ struct PostgresConnectionLossTests {
             #expect(error?.code == .connectionLost)
             #expect(error?.description.contains("\n") == false)
             // The pool replaced the connection.
-            let answer = try await within(30, "the next read") {
+            let answer = try await within(hangBound, "the next read") {
                 try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 42") }
             }
             #expect(answer == 42)
@@ -66,7 +66,7 @@ struct PostgresConnectionLossTests {
     func sessionEndedBeforeCommit() async throws {
         try await PostgresTestServer.withPool(connections: 1) { pool in
             try await pool.write { db in try await db.execute(query: "CREATE TABLE t (a int)") }
-            let error = try await within(30, "COMMIT after the server ended the session") {
+            let error = try await within(hangBound, "COMMIT after the server ended the session") {
                 await #expect(throws: PostgresError.self) {
                     try await pool.write { db in
                         try await db.execute(query: "INSERT INTO t VALUES (1)")
@@ -167,7 +167,7 @@ struct PostgresConnectionLossTests {
             #expect((outcomes["connection lost"] ?? 0) + (outcomes["commit outcome unknown"] ?? 0) > 0)
             #expect(outcomes["committed"] ?? 0 > 0)
             // The pool serves the next requests.
-            let count = try await within(30, "a read after the terminations") {
+            let count = try await within(hangBound, "a read after the terminations") {
                 try await Self.readRetrying(pool) { db in
                     try await db.fetchOne(Int.self, query: "SELECT count(*) FROM w")
                 }
@@ -190,7 +190,7 @@ struct PostgresConnectionLossTests {
             for await _ in holding.stream { break }
             let waiter = Task { try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 1") } }
             waiter.cancel()
-            let result = try await within(10, "the cancelled waiter") { await waiter.result }
+            let result = try await within(hangBound, "the cancelled waiter") { await waiter.result }
             #expect(throws: CancellationError.self) { try result.get() }
             release.continuation.yield()
             try await holder.value

@@ -5,12 +5,12 @@ import StrataPostgres
 import Testing
 
 /// A pool works as soon as it is created and ends with `close()`; a closed pool says so in one line.
-@Suite("PostgreSQL pool lifecycle", .postgresServer, .timeLimit(.minutes(1)))
+@Suite("PostgreSQL pool lifecycle", .postgresServer, .timeLimit(.minutes(3)))
 struct PostgresPoolLifecycleTests {
     @Test("a pool serves requests as soon as it is created, without run()")
     func usableAtOnce() async throws {
         let pool = try PostgresPool(url: try PostgresTestServer.requireURL(), connections: 2)
-        let answer = try await within(20, "a read on a pool that was never run") {
+        let answer = try await within(hangBound, "a read on a pool that was never run") {
             try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 41 + 1") }
         }
         #expect(answer == 42)
@@ -74,7 +74,7 @@ struct PostgresPoolLifecycleTests {
             try await pool.read { db in _ = try await db.fetchOne(Int.self, query: "SELECT 1") }
         }
         #expect(error?.code == .connectionClosed)
-        try await within(10, "run() of a closed pool") { try await pool.run() }
+        try await within(hangBound, "run() of a closed pool") { try await pool.run() }
     }
 
     @Test("run() returns and closes the pool when its task is cancelled")
@@ -83,7 +83,7 @@ struct PostgresPoolLifecycleTests {
         let run = Task { try await pool.run() }
         #expect(try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT 1") } == 1)
         run.cancel()
-        try await within(10, "run() after cancellation") { try await run.value }
+        try await within(hangBound, "run() after cancellation") { try await run.value }
         #expect(pool.isClosed)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// A statement that fails part-way through its rows (a cursor read to its error, a `fetchOne` whose unread rows end
 /// in an error, a rollback that cannot run) fails its block, and the connection goes back to the pool clean; many
 /// tasks on one connection never wait for good.
-@Suite("PostgreSQL results that fail part-way, and a pool of one under load", .postgresServer, .timeLimit(.minutes(2)))
+@Suite("PostgreSQL results that fail part-way, and a pool of one under load", .postgresServer, .timeLimit(.minutes(5)))
 struct PostgresResultErrorTests {
     /// Rows 1 and 2, then division by zero at the third.
     static let failsAtThird = "SELECT 10 / (n - 3) FROM generate_series(1, 5) AS n"
@@ -29,7 +29,7 @@ struct PostgresResultErrorTests {
             #expect([[], [-5], [-5, -10]].contains(seen.get()), "\(seen.get())")
             #expect(error?.sqlState == "22012")
             // The one connection is back in the pool outside any transaction: not in an aborted one (25P02).
-            let next = try await within(20, "the read after the write") {
+            let next = try await within(hangBound, "the read after the write") {
                 try await pool.read { db in try await db.fetchOne(Int.self, query: "SELECT count(*) FROM kept") }
             }
             #expect(next == 0)

@@ -22,7 +22,7 @@ struct PostgresObservationTests {
         /// Waits until the last value is `expected`, failing after 30 seconds (a bound for a broken observation), or
         /// at once with the error that ended the observation.
         func wait(forLast expected: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            try await within(30, "the observation's value \(expected)", sourceLocation: sourceLocation) {
+            try await within(hangBound, "the observation's value \(expected)", sourceLocation: sourceLocation) {
                 while self.all.last != expected {
                     if let error = self.failure.get() {
                         Issue.record(
@@ -195,7 +195,7 @@ struct PostgresObservationTests {
             // Committed while no connection may listen: the read after the new LISTEN sees it.
             try await insertNote(pool, "while the listener is away")
             try await emitted.wait(forLast: 1)
-            let second = try await within(30, "a new listening connection") {
+            let second = try await within(hangBound, "a new listening connection") {
                 while true {
                     let now = try await listeners(named: name, on: pool)
                     if now.count == 1, now != first { return now }
@@ -218,7 +218,7 @@ struct PostgresObservationTests {
                 #expect(try await listeners(named: name, on: pool).count == 1)
                 break
             }
-            try await within(30, "the listening connection's close") {
+            try await within(hangBound, "the listening connection's close") {
                 while try await !listeners(named: name, on: pool).isEmpty {
                     try await Task.sleep(for: .milliseconds(50))
                 }
