@@ -222,10 +222,10 @@ private struct Counts: Sendable {
 
 /// The results an observation emitted, appended from its task, read by the check.
 private final class ResultLog<Value: Sendable>: Sendable {
-    /// How long a check waits for a result before it fails: only a broken observation takes this long. A first
-    /// result on PostgreSQL opens a connection for `LISTEN`, and in the full parallel test run on two cores a
-    /// PostgreSQL test that takes half a second alone took 73 s (the run where 20 s was not enough).
-    static var timeout: Int { 60 }
+    /// How long a check waits for a result before it fails: only a broken observation takes this long (see
+    /// `hangBound`). A first result on PostgreSQL opens a connection for `LISTEN`, and in the full parallel test run
+    /// on two cores a PostgreSQL test that takes half a second alone took 73 s (the run where 20 s was not enough).
+    static var timeout: Int { hangBound }
 
     private let state = LockedValue<[Value]>([])
     /// The error that ended the observation ``follow(_:)`` iterates, if one did.

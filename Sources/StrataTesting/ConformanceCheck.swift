@@ -346,7 +346,7 @@ private enum Checks {
             }
         }
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
+        let deadline = clock.now + .seconds(hangBound)
         var waits = try await backend.writeWaits(on: pool, marker: marker)
         while !waits && clock.now < deadline {
             await Task.yield()

@@ -1,5 +1,6 @@
 import Foundation
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// A role's `CONNECTION LIMIT` below the pool's size: the connections the server allows serve every request.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// A connection the server ends (`idle_in_transaction_session_timeout`, `pg_terminate_backend`) fails its next

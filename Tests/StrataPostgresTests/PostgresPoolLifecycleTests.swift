@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// A pool works as soon as it is created and ends with `close()`; a closed pool says so in one line.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// A statement that fails part-way through its rows (a cursor read to its error, a `fetchOne` whose unread rows end

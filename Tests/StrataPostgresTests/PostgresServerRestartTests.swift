@@ -1,5 +1,6 @@
 import Foundation
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// A server that stops fails requests with the refusal, in one line, without waiting; once it is back, the next

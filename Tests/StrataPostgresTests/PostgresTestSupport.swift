@@ -147,13 +147,6 @@ struct DisposableServer {
     }
 }
 
-/// How many seconds the tests give a request that must not hang: far more than it needs, because a hang never ends.
-///
-/// In the full parallel run on 2 cores, the synchronous tests hold the concurrency pool's threads, and every awaiting
-/// task waits for one: there, a probe task that slept 100 ms woke 18 s later once and about 3 s later several more
-/// times, and the first request after a server restart, 0.3 s alone, did not end within 20 s in `.ci/run`.
-let hangBound = 90
-
 /// Runs `body` and returns its value, or records a failure and throws after `seconds` when it has not returned:
 /// for tests of hangs, which must fail instead of hanging. A body that hangs for good is left behind.
 func within<Result: Sendable>(

@@ -1,6 +1,7 @@
 import Foundation
 import StrataCore
 import StrataPostgres
+import StrataTesting
 import Testing
 
 /// What only PostgreSQL's observation does (the shared behaviour is the conformance check `observation`): the notify

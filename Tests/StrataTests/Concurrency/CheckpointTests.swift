@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTesting
 import Testing
 
 /// A pool checkpoints its WAL on a connection of its own, after the commit that grew it past
@@ -24,11 +25,11 @@ struct CheckpointTests {
     @Test func aGrowingWALIsCheckpointedIntoTheDatabaseFile() async throws {
         try await withTemporaryPool { pool, path in
             // In WAL mode only a checkpoint writes the database file. 1,500 pages cross the default threshold of
-            // 1,000 once; the checkpoint runs in the background, so wait for the file to grow (20 s at most).
+            // 1,000 once; the checkpoint runs in the background, so wait for the file to grow (`hangBound` at most).
             let sizeBefore = fileSize(path)
             try await writePages(1500, to: pool)
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(20)
+            let deadline = clock.now + .seconds(hangBound)
             while fileSize(path) < sizeBefore + 1000 * 4096 && clock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }

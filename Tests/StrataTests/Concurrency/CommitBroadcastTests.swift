@@ -1,4 +1,5 @@
 import StrataCore
+import StrataTesting
 import Testing
 
 /// What a reader's `commitNotifications()` are made of: commits coalesce while a listener takes none, a waiting
@@ -34,7 +35,7 @@ struct CommitBroadcastTests {
         while broadcast.listenerCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         for commit in 1...3 {
             broadcast.announce()
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(hangBound)
             while taken.withLock({ $0 }) < commit, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(1))
             }

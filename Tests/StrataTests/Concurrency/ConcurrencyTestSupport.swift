@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import Strata
@@ -94,10 +95,10 @@ func countRows(_ db: Database, in table: String = "t") throws -> Int {
 /// An error a test block throws on purpose.
 struct IntendedFailure: Error, Equatable {}
 
-/// Waits, suspended, until `condition` holds, for at most 20 seconds: for work another task queues.
+/// Waits, suspended, until `condition` holds, for at most `hangBound` seconds: for work another task queues.
 func waitUntil(_ condition: () -> Bool) async {
     let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(20)
+    let deadline = clock.now + .seconds(hangBound)
     while !condition() && clock.now < deadline {
         await Task.yield()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataTesting
 import Testing
 
 @testable import Strata
@@ -49,14 +50,14 @@ struct ObservationTests {
         withExtendedLifetime(directory) {}
     }
 
-    /// Waits until `condition` holds, polling; fails after 20 s.
+    /// Waits until `condition` holds, polling; fails after `hangBound` seconds.
     func eventually(
         _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () throws -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(hangBound)
         while try !condition() {
             guard ContinuousClock.now < deadline else {
-                Issue.record("\(what) did not happen within 20 s", sourceLocation: sourceLocation)
+                Issue.record("\(what) did not happen within \(hangBound) s", sourceLocation: sourceLocation)
                 return
             }
             try await Task.sleep(for: .milliseconds(2))

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import StrataTesting
 import Synchronization
 import Testing
 
@@ -632,7 +633,7 @@ struct PausableFixture {
     /// Waits, suspended, until `count` tasks wait for the writer connection.
     func waitForQueuedWriters(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
+        let deadline = clock.now + .seconds(hangBound)
         while writerWaitingCount < count && clock.now < deadline {
             await Task.yield()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Synchronization
 import Testing
 
@@ -270,7 +271,7 @@ struct PoolBackupTests {
                     events.append("write")
                 }
                 let clock = ContinuousClock()
-                let deadline = clock.now + .seconds(20)
+                let deadline = clock.now + .seconds(hangBound)
                 while queue.writerWaitingCount < 1 && clock.now < deadline { await Task.yield() }
                 #expect(queue.writerWaitingCount == 1)
             }

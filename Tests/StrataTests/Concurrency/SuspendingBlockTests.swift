@@ -1,4 +1,5 @@
 import Foundation
+import StrataTesting
 import Testing
 
 @testable import Strata
@@ -54,7 +55,7 @@ struct SuspendingBlockTests {
         }
         // The second write is queued behind the suspended first one.
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
+        let deadline = clock.now + .seconds(hangBound)
         while writerWaiting(writer) == 0 && clock.now < deadline { await Task.yield() }
         #expect(writerWaiting(writer) == 1)
         proceed.fire()
