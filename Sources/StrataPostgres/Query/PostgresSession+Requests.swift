@@ -134,64 +134,6 @@ extension PostgresSession {
         return try await decodeAll(Record.self, try statement(update), decoder: RowDecoder())
     }
 
-    /// The models of `type` matching an SQL condition written with interpolation, in primary key order: each
-    /// interpolated value is bound, never spliced (see `SQL`).
-    ///
-    /// ```swift
-    /// let mine = try await db.fetchAll(Note.self, where: "author_id = \(authorID)")
-    /// ```
-    public func fetchAll<T: Model>(_ type: T.Type, where condition: SQL) async throws -> [T] {
-        try await fetchAll(QueryRequest<T>.matching(condition))
-    }
-
-    /// The first model of `type` matching an SQL condition written with interpolation, in primary key order, or
-    /// nil.
-    public func fetchOne<T: Model>(_ type: T.Type, where condition: SQL) async throws -> T? {
-        try await fetchOne(QueryRequest<T>.matching(condition))
-    }
-
-    /// The number of rows of `type` matching an SQL condition written with interpolation.
-    public func count<T: Model>(_ type: T.Type, where condition: SQL) async throws -> Int {
-        try await fetchCount(T.filter(condition))
-    }
-
-    /// The models of `type` matching an SQL condition, in primary key order, as on SQLite. A condition written as
-    /// a literal, with or without interpolation, is `SQL` (the form above): this form takes a `String` only with
-    /// `parameters`, or from a variable.
-    ///
-    /// ```swift
-    /// let recent = try await db.fetchAll(Note.self, where: "created_at > :since", parameters: ["since": yesterday])
-    /// ```
-    ///
-    /// Values go in `parameters` (`:name` with named values, or `?` with positional ones), never into the
-    /// condition's text.
-    @_disfavoredOverload
-    public func fetchAll<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments = [:])
-        async throws -> [T]
-    {
-        try await fetchAll(QueryRequest<T>.matching(condition, parameters: parameters))
-    }
-
-    /// The first model of `type` matching an SQL condition, in primary key order, or nil.
-    @_disfavoredOverload
-    public func fetchOne<T: Model>(_ type: T.Type, where condition: String, parameters: SQLArguments = [:])
-        async throws -> T?
-    {
-        try await fetchOne(QueryRequest<T>.matching(condition, parameters: parameters))
-    }
-
-    /// The number of rows of `type`, matching an SQL condition when there is one, as on SQLite.
-    ///
-    /// ```swift
-    /// let happy = try await db.count(Note.self, where: "mood = :mood", parameters: ["mood": "happy"])
-    /// ```
-    @_disfavoredOverload
-    public func count<T: Model>(_ type: T.Type, where condition: String? = nil, parameters: SQLArguments = [:])
-        async throws -> Int
-    {
-        try await fetchCount(QueryRequest<T>.matching(condition, parameters: parameters))
-    }
-
     // MARK: Internal
 
     /// The primary key columns of the request's table, which name its rows for an `UPDATE` or `DELETE` that the

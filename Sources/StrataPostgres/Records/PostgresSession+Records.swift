@@ -27,13 +27,6 @@ extension PostgresSession {
         }
     }
 
-    /// Inserts `model`, leaving a nil primary key to the column's default. Use ``insert(_:)`` with `inout` to read
-    /// the assigned key back.
-    public func insert<T: Model>(_ model: T) async throws {
-        var copy = model
-        try await insert(&copy)
-    }
-
     /// Updates the row whose primary key is `model`'s with every column of `model`.
     ///
     /// - Throws: ``DatabaseError/Code/recordNotFound`` when no row has that key.
@@ -57,12 +50,6 @@ extension PostgresSession {
         } else {
             try await collect(record.upsert.statement(values))
         }
-    }
-
-    /// Inserts or updates `model`, as ``upsert(_:)`` with `inout` without reading an assigned key back.
-    public func upsert<T: Model>(_ model: T) async throws {
-        var copy = model
-        try await upsert(&copy)
     }
 
     /// Deletes the row with `model`'s primary key.
@@ -157,41 +144,4 @@ extension PostgresSession {
     }
 }
 
-extension PostgresSession {
-    /// Inserts every model of `models`, in order, all or none, and updates each with its row as written, as on
-    /// SQLite: a model with a nil key gets the key PostgreSQL assigned (and what defaults and triggers stored).
-    ///
-    /// ```swift
-    /// var notes = [Note(id: nil, content: "first"), Note(id: nil, content: "second")]
-    /// try await db.insert(contentsOf: &notes)
-    /// ```
-    ///
-    /// - **A batch is all or nothing**: it runs in a nested transaction (a savepoint), which rolls back on its own
-    ///   when one row fails; `models` is then unchanged, and the enclosing `write` goes on.
-    /// - **A failed batch names the element that failed**, by its index: ``DatabaseError/elementIndex``, or the
-    ///   first key of an `EncodingError`'s or `DecodingError`'s coding path.
-    /// - An empty array is a no-op: no statement runs.
-    public func insert<T: Model>(contentsOf models: inout [T]) async throws {
-        guard !models.isEmpty else { return }
-        var written = models
-        try await transaction { session in
-            for index in written.indices {
-                do {
-                    try await session.insert(&written[index])
-                } catch {
-                    throw BatchInsertFailure.locate(error, atElement: index)
-                }
-            }
-        }
-        models = written
-    }
-
-    /// Inserts every model of `models`, in order, all or none, as ``insert(contentsOf:)-(inout [T])`` does, for a
-    /// sequence whose models need not be written back.
-    public func insert<T: Model>(contentsOf models: some Sequence<T>) async throws {
-        var array = Array(models)
-        try await insert(contentsOf: &array)
-    }
-}
-
-extension PostgresSession: DatabaseSession {}
+extension PostgresSession: DriverSession {}
