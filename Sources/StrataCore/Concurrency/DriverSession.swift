@@ -2,11 +2,11 @@
 /// (running SQL, requests and the record statements, a nested transaction) and takes from StrataCore the calls that
 /// are the same on every backend, written once here:
 ///
-/// - the `where:` family: `fetchAll(_:where:)`, `fetchOne(_:where:)` and `count(_:where:)`
-///   with an ``SQL`` condition, and their forms with a `String` condition and ``SQLArguments``, which read
-///   `QueryRequest` through the session's own request calls, in primary key order;
-/// - a batch insert, `insert(contentsOf:)`: all or none in a nested transaction, each model
-///   updated with its row as written, and an error that names the element that failed;
+/// - the `where:` family: `fetchAll(_:where:)`, `fetchOne(_:where:)` and `count(_:where:)` with an ``SQL``
+///   condition, and their forms with a `String` condition and ``SQLArguments``, which read a `QueryRequest`
+///   through the session's own request calls, in primary key order;
+/// - a batch insert, `insert(contentsOf:)`: all or none in a nested transaction, each model updated with its row
+///   as written, and an error that names the element that failed;
 /// - `insert(_:)` and `insert(contentsOf:)` of models that need not be written back.
 ///
 /// `PostgresSession` is one. SQLite's `Database` is not: its synchronous methods, which the SQLite API keeps (and
@@ -107,7 +107,7 @@ extension DriverSession {
         models = written
     }
 
-    /// Inserts every model of `models`, in order, all or none, as `insert(contentsOf:)` does, for a
+    /// Inserts every model of `models`, in order, all or none, as `insert(contentsOf:)` of an array does, for a
     /// sequence whose models need not be written back.
     public func insert<T: Model>(contentsOf models: some Sequence<T>) async throws {
         var array = Array(models)
