@@ -1,36 +1,27 @@
 public import StrataCore
 
 extension PostgresSession {
-    /// Runs `sql`, its interpolated values bound.
-    ///
-    /// ```swift
-    /// try await db.execute("UPDATE note SET mood = \(mood) WHERE id = \(id)")
-    /// ```
-    public func execute(_ sql: SQL) async throws {
-        try await collect(try statement(sql))
+    /// PostgreSQL's: what requests, records and ``SQL`` values render in.
+    public var dialect: PostgresDialect { PostgresDialect() }
+
+    /// Runs `statement`, rendered in PostgreSQL's dialect.
+    public func execute(_ statement: RenderedSQL) async throws {
+        try await collect(try self.statement(statement))
     }
 
-    /// Every row of `sql` decoded as `T`; a one-column row decodes as a scalar (`Int`, `String`, `Date`...).
-    ///
-    /// ```swift
-    /// let notes = try await db.fetchAll(Note.self, "SELECT * FROM note WHERE mood = \(mood)")
-    /// ```
-    public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
+    /// Every row of `statement`, rendered in PostgreSQL's dialect, decoded as `T`.
+    public func fetchAll<T: Decodable>(_ type: T.Type, _ statement: RenderedSQL, decoder: RowDecoder)
         async throws -> [T]
     {
-        try await decodeAll(T.self, try statement(sql), decoder: decoder)
+        try await decodeAll(T.self, try self.statement(statement), decoder: decoder)
     }
 
-    /// The first row of `sql` decoded as `T`, or nil when there is none, or when it is one NULL that a scalar `T`
-    /// cannot hold.
-    ///
-    /// ```swift
-    /// let count = try await db.fetchOne(Int.self, "SELECT count(*) FROM note WHERE mood = \(mood)") ?? 0
-    /// ```
-    public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
+    /// The first row of `statement`, rendered in PostgreSQL's dialect, decoded as `T`, or nil when there is none, or
+    /// when it is one NULL that a scalar `T` cannot hold.
+    public func fetchOne<T: Decodable>(_ type: T.Type, _ statement: RenderedSQL, decoder: RowDecoder)
         async throws -> T?
     {
-        try await decodeFirst(T.self, try statement(sql), decoder: decoder)
+        try await decodeFirst(T.self, try self.statement(statement), decoder: decoder)
     }
 
     /// The rows of `sql`, decoded as `T` one at a time as they arrive from the server.

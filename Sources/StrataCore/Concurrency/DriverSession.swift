@@ -1,20 +1,124 @@
-/// The session side of the driver seam: a backend's session that adopts it writes only what genuinely differs
-/// (running SQL, requests and the record statements, a nested transaction) and takes from StrataCore the calls that
-/// are the same on every backend, written once here:
+/// The session side of the driver seam: a backend's session that adopts it supplies how it runs a statement
+/// (``RenderedSQL`` in its ``dialect``) and what genuinely differs (records, writes of requests, joins, a nested
+/// transaction), and takes from StrataCore the calls that are the same on every backend, written once here over
+/// those statements:
 ///
+/// - ``SQL`` values: `execute(_:)`, `fetchAll(_:_:decoder:)` and `fetchOne(_:_:decoder:)`, rendered in the dialect;
+/// - requests: `fetchAll(_:)`, `fetchOne(_:)` and `fetchCount(_:)` of a `QueryRequest`, and its selection decoded
+///   as another type, `fetchAll(_:_:decoder:)` and `fetchOne(_:_:decoder:)`;
 /// - the `where:` family: `fetchAll(_:where:)`, `fetchOne(_:where:)` and `count(_:where:)` with an ``SQL``
 ///   condition, and their forms with a `String` condition and ``SQLArguments``, which read a `QueryRequest`
-///   through the session's own request calls, in primary key order;
+///   in primary key order;
 /// - a batch insert, `insert(contentsOf:)`: all or none in a nested transaction, each model updated with its row
 ///   as written, and an error that names the element that failed;
 /// - `insert(_:)` and `insert(contentsOf:)` of models that need not be written back.
 ///
 /// `PostgresSession` is one. SQLite's `Database` is not: its synchronous methods, which the SQLite API keeps (and
 /// which the `async` defaults here would shadow in an `async` function), satisfy the requirements, with SQLite's own
-/// batch insert (one prepared statement for every row).
-public protocol DriverSession: DatabaseSession {}
+/// statement cache and batch insert.
+public protocol DriverSession: DatabaseSession {
+    /// How the backend spells SQL.
+    associatedtype Dialect: SQLDialect
+
+    /// The dialect every statement of the session is rendered in.
+    var dialect: Dialect { get }
+
+    /// Runs `statement`, rendered in ``dialect``, and any statements after it in the same text.
+    func execute(_ statement: RenderedSQL) async throws
+
+    /// The rows of `statement`, rendered in ``dialect``, each decoded as `T`, as `fetchAll(_:_:decoder:)` of an
+    /// ``SQL`` value decodes them.
+    func fetchAll<T: Decodable>(_ type: T.Type, _ statement: RenderedSQL, decoder: RowDecoder) async throws -> [T]
+
+    /// The first row of `statement`, rendered in ``dialect``, decoded as `T`; nil when there is none, or when it is
+    /// one NULL that a scalar `T` cannot hold.
+    func fetchOne<T: Decodable>(_ type: T.Type, _ statement: RenderedSQL, decoder: RowDecoder) async throws -> T?
+}
 
 extension DriverSession {
+    /// Runs `sql`, its interpolated values bound.
+    ///
+    /// ```swift
+    /// try await db.execute("UPDATE note SET mood = \(mood) WHERE id = \(id)")
+    /// ```
+    public func execute(_ sql: SQL) async throws {
+        try await execute(try sql.rendered(for: dialect))
+    }
+
+    /// Every row of `sql` decoded as `T`; a one-column row decodes as a scalar (`Int`, `String`, `Date`...).
+    ///
+    /// ```swift
+    /// let notes = try await db.fetchAll(Note.self, "SELECT * FROM note WHERE mood = \(mood)")
+    /// ```
+    public func fetchAll<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
+        async throws -> [T]
+    {
+        try await fetchAll(type, try sql.rendered(for: dialect), decoder: decoder)
+    }
+
+    /// The first row of `sql` decoded as `T`, or nil when there is none, or when it is one NULL that a scalar `T`
+    /// cannot hold.
+    ///
+    /// ```swift
+    /// let count = try await db.fetchOne(Int.self, "SELECT count(*) FROM note WHERE mood = \(mood)") ?? 0
+    /// ```
+    public func fetchOne<T: Decodable>(_ type: T.Type, _ sql: SQL, decoder: RowDecoder = RowDecoder())
+        async throws -> T?
+    {
+        try await fetchOne(type, try sql.rendered(for: dialect), decoder: decoder)
+    }
+
+    /// Every row of `request`, decoded as its model.
+    ///
+    /// ```swift
+    /// let happy = try await db.fetchAll(Note.filter(Column("mood") == "happy").order(Column("id")).limit(10))
+    /// ```
+    public func fetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
+        try await fetchAll(Record.self, try request.rendered(for: dialect), decoder: RowDecoder())
+    }
+
+    /// The first row of `request` decoded as its model, or nil.
+    public func fetchOne<Record: Model>(_ request: QueryRequest<Record>) async throws -> Record? {
+        try await fetchOne(Record.self, try request.rendered(for: dialect), decoder: RowDecoder())
+    }
+
+    /// The number of rows `request` returns.
+    ///
+    /// ```swift
+    /// let happy = try await db.fetchCount(Note.filter(Column("mood") == "happy"))
+    /// ```
+    public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
+        var count = try request.rendered(for: dialect)
+        // PostgreSQL needs the subquery's alias; SQLite takes it.
+        count.sql = "SELECT count(*) FROM (\(count.sql)) AS strata_count"
+        return try await fetchOne(Int.self, count, decoder: RowDecoder()) ?? 0
+    }
+
+    /// Every row of `request` decoded as `T`, which reads the request's selection by its keys (name a selected
+    /// expression with `forKey(_:)`), or as a scalar for a one-column selection.
+    ///
+    /// ```swift
+    /// struct Stats: Decodable { var newest: Int64; var total: Int }
+    /// let stats = try await db.fetchAll(Stats.self, Note.select(max(Column("id")).forKey("newest"),
+    ///                                                           count(Column("id")).forKey("total")))
+    /// ```
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) async throws -> [T] {
+        try await fetchAll(type, try request.rendered(for: dialect), decoder: decoder)
+    }
+
+    /// The first row of `request` decoded as `T`, or nil.
+    ///
+    /// ```swift
+    /// let newest = try await db.fetchOne(Int64.self, Note.select(max(Column("id"))))
+    /// ```
+    public func fetchOne<T: Decodable>(
+        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
+    ) async throws -> T? {
+        try await fetchOne(type, try request.rendered(for: dialect), decoder: decoder)
+    }
+
     /// The records of `T` matching an SQL condition written with interpolation, in primary key order: each
     /// interpolated value is bound, never spliced (see ``SQL``).
     ///

@@ -2,65 +2,11 @@ internal import PostgresNIO
 public import StrataCore
 
 extension PostgresSession {
-    /// Every row of `request`, decoded as its model.
-    ///
-    /// ```swift
-    /// let happy = try await db.fetchAll(Note.filter(Column("mood") == "happy").order(Column("id")).limit(10))
-    /// ```
-    ///
-    /// The SQL is Strata's own rendering of the request in PostgreSQL's dialect: the same SQL as on SQLite with
-    /// `$n` for each value.
-    public func fetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
-        try await decodeAll(Record.self, try select(request), decoder: RowDecoder())
-    }
-
-    /// The first row of `request` decoded as its model, or nil.
-    public func fetchOne<Record: Model>(_ request: QueryRequest<Record>) async throws -> Record? {
-        try await decodeFirst(Record.self, try select(request), decoder: RowDecoder())
-    }
-
-    /// The number of rows `request` returns.
-    ///
-    /// ```swift
-    /// let happy = try await db.fetchCount(Note.filter(Column("mood") == "happy"))
-    /// ```
-    public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
-        let select = try select(request)
-        let count = PostgresStatement(
-            sql: "SELECT count(*) FROM (\(select.sql)) AS strata_count", values: select.values)
-        return try await decodeFirst(Int.self, count, decoder: RowDecoder()) ?? 0
-    }
-
     /// The rows of `request` decoded as its model one at a time, as they arrive.
     ///
     /// - Complexity: O(1) memory in the number of rows.
     public func fetchCursor<Record: Model>(_ request: QueryRequest<Record>) async throws -> PostgresCursor<Record> {
         try await cursor(Record.self, try select(request), decoder: RowDecoder())
-    }
-
-    /// Every row of `request` decoded as `T`, which reads the request's selection by its keys (name a selected
-    /// expression with `forKey(_:)`), or as a scalar for a one-column selection.
-    ///
-    /// ```swift
-    /// struct Stats: Decodable { var newest: Int64; var total: Int }
-    /// let stats = try await db.fetchAll(Stats.self, Note.select(max(Column("id")).forKey("newest"),
-    ///                                                           count(Column("id")).forKey("total")))
-    /// ```
-    public func fetchAll<T: Decodable>(
-        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
-    ) async throws -> [T] {
-        try await decodeAll(T.self, try select(request), decoder: decoder)
-    }
-
-    /// The first row of `request` decoded as `T`, or nil.
-    ///
-    /// ```swift
-    /// let newest = try await db.fetchOne(Int64.self, Note.select(max(Column("id"))))
-    /// ```
-    public func fetchOne<T: Decodable>(
-        _ type: T.Type, _ request: QueryRequest<some Model>, decoder: RowDecoder = RowDecoder()
-    ) async throws -> T? {
-        try await decodeFirst(T.self, try select(request), decoder: decoder)
     }
 
     /// Deletes the rows of `request`.
