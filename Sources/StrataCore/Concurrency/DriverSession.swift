@@ -23,7 +23,7 @@ public protocol DriverSession: DatabaseSession {
     /// The dialect every statement of the session is rendered in.
     var dialect: Dialect { get }
 
-    /// Runs `statement`, rendered in ``dialect``, and any statements after it in the same text.
+    /// Runs `statement`, rendered in ``dialect``.
     func execute(_ statement: RenderedSQL) async throws
 
     /// The rows of `statement`, rendered in ``dialect``, each decoded as `T`, as `fetchAll(_:_:decoder:)` of an
