@@ -203,7 +203,7 @@ enum ObservationChecks {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(ResultLog<Int>.timeout))
+                try await Task.sleep(for: .seconds(hangBound))
                 return false
             }
             defer { group.cancelAll() }
@@ -222,11 +222,6 @@ private struct Counts: Sendable {
 
 /// The results an observation emitted, appended from its task, read by the check.
 private final class ResultLog<Value: Sendable>: Sendable {
-    /// How long a check waits for a result before it fails: only a broken observation takes this long (see
-    /// `hangBound`). A first result on PostgreSQL opens a connection for `LISTEN`, and in the full parallel test run
-    /// on two cores a PostgreSQL test that takes half a second alone took 73 s (the run where 20 s was not enough).
-    static var timeout: Int { hangBound }
-
     private let state = LockedValue<[Value]>([])
     /// The error that ended the observation ``follow(_:)`` iterates, if one did.
     private let failure = LockedValue<(any Error)?>(nil)
@@ -236,7 +231,7 @@ private final class ResultLog<Value: Sendable>: Sendable {
     }
 
     /// Appends each result of `observation`, in a task of its own. An error that ends it is kept, for a wait to report
-    /// at once, where a wait for a result that never comes would fail at its timeout without it.
+    /// at once, where a wait for a result that never comes would fail at `hangBound` without it.
     func follow<Observation: AsyncSequence & Sendable>(_ observation: Observation) -> Task<Void, Never>
     where Observation.Element == Value {
         Task {
@@ -253,15 +248,17 @@ private final class ResultLog<Value: Sendable>: Sendable {
         state.withLock { $0 }
     }
 
-    /// Waits until the results are exactly `expected`, and fails when they are not within the timeout.
+    /// Waits until the results are exactly `expected`, and fails when they are not within `hangBound` seconds.
     func wait(for expected: [Value], sourceLocation: SourceLocation = #_sourceLocation) async throws
     where Value: Equatable {
         try await wait(until: { $0 == expected }, sourceLocation: sourceLocation)
     }
 
-    /// Waits until `condition` holds for the results, and fails when it does not within the timeout.
+    /// Waits until `condition` holds for the results, and fails when it does not within `hangBound` seconds: only a
+    /// broken observation takes that long (a first result on PostgreSQL opens a connection for `LISTEN`, which in the
+    /// full parallel test run took far longer than alone).
     func wait(until condition: ([Value]) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(Self.timeout)
+        let deadline = ContinuousClock.now + .seconds(hangBound)
         while !condition(values) {
             if let error = failure.withLock({ $0 }) {
                 Issue.record("the observation ended, its results \(values): \(error)", sourceLocation: sourceLocation)
