@@ -4,9 +4,15 @@ extension PostgresSession {
     /// PostgreSQL's: what requests, records and ``SQL`` values render in.
     public var dialect: PostgresDialect { PostgresDialect() }
 
-    /// Runs `statement`, rendered in PostgreSQL's dialect.
+    /// Runs `statement`, rendered in PostgreSQL's dialect. A text of several statements that binds no values runs
+    /// them one after another, as on SQLite; one that binds values is refused with
+    /// ``DatabaseError/Code/invalidArgument`` before any of it runs.
     public func execute(_ statement: RenderedSQL) async throws {
-        try await collect(try self.statement(statement))
+        if statement.isScript {
+            try await run(script: statement.sql)
+        } else {
+            try await collect(try self.statement(statement))
+        }
     }
 
     /// Every row of `statement`, rendered in PostgreSQL's dialect, decoded as `T`.

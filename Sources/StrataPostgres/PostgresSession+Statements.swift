@@ -308,6 +308,8 @@ extension PostgresSession {
     /// - Returns: The statement's number, for ``done(_:leaving:)``.
     private func prepare(_ sql: String, effects: PostgresStatementEffects) async throws -> UInt64 {
         if Task.isCancelled { throw CancellationError() }
+        // PostgreSQL would refuse it too, failing the transaction: SQLite refuses it before running anything.
+        if PostgresMigrationScript.holdsSeveralStatements(sql) { throw DatabaseError.severalStatements(sql: sql) }
         let number = try state.withLock { state -> UInt64? in
             try state.admit(sql: sql, effects: effects)
             guard state.pendingCancel == nil, state.result == nil else { return nil }

@@ -50,16 +50,21 @@ public struct PostgresSession: Sendable {
     // MARK: Execute
 
     /// Runs one statement, with parameters from an `Encodable` value: each coding key gives the `:key` parameter.
+    /// Without parameters, a text of several statements runs them one after another, as on SQLite.
     ///
     /// ```swift
-    /// try await db.execute(query: "CREATE TABLE foo (name text, age int8)")
+    /// try await db.execute(query: "CREATE TABLE foo (name text, age int8); CREATE INDEX foo_age ON foo (age)")
     /// try await db.execute(query: "INSERT INTO foo VALUES (:name, :age)", parameters: Foo(name: "Bar", age: 42))
     /// ```
     ///
     /// - Throws: ``DatabaseError`` when PostgreSQL rejects the statement; ``DatabaseError/Code/unknownParameter``
     ///   when the SQL names a parameter the value lacks.
     public func execute(query: String, parameters: (any Encodable)? = nil) async throws {
-        try await collect(try statement(query, PostgresParameters(parameters)))
+        if parameters == nil {
+            try await run(script: query)
+        } else {
+            try await collect(try statement(query, PostgresParameters(parameters)))
+        }
     }
 
     /// Runs one statement, with parameters from a dictionary of storable values: `["name": "Bar", "age": 42]`.
@@ -171,6 +176,14 @@ public struct PostgresSession: Sendable {
         let values = try PostgresParameterEncoder().values(
             value, for: text, positionalCount: positionalCount, sql: sql)
         return PostgresStatement(sql: text.sql, values: values)
+    }
+
+    /// Runs each statement of `sql`, which has no parameters, one after another, as SQLite runs a text of several:
+    /// those before a statement that fails stay run, unless a transaction undoes them.
+    func run(script sql: String) async throws {
+        for text in PostgresMigrationScript.statementTexts(of: sql) {
+            try await collect(try statement(text, .none))
+        }
     }
 
     /// Runs SQL of the caller's without parameters (a migration file, or `strata query`'s text).

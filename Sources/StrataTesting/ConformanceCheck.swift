@@ -49,6 +49,11 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
     case joins
     /// `SQL` binds interpolated values and quotes identifiers.
     case sqlValues
+    /// A text of several statements: `execute` runs each in turn when it binds no values (a `;` in a string or a
+    /// comment ends none; outside a transaction those before a failing statement stay) and refuses it with
+    /// `.invalidArgument` before any runs when it binds values, as every fetch refuses it; a parameter without a
+    /// value is `.unknownParameter`, never NULL.
+    case statementTexts
     /// `close()` ends the writer: new work throws `connectionClosed`.
     case closeRefusesNewWork
     /// The migrator, run generically: migrate to a version, status, pending, migrate to the latest, a re-run that
@@ -136,6 +141,7 @@ public enum ConformanceCheck: String, CaseIterable, Sendable, CustomStringConver
         case .conditions: try await Checks.conditions(writer)
         case .joins: try await Checks.joins(writer, of: backend)
         case .sqlValues: try await Checks.sqlValues(writer)
+        case .statementTexts: try await StatementTextChecks.run(writer)
         case .closeRefusesNewWork: try await Checks.closeRefusesNewWork(writer)
         case .migrations: try await Checks.migrations(writer)
         case .stream: try await Checks.stream(writer, concurrent: backend.readsRunBesideWrites)

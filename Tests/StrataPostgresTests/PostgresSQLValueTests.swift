@@ -55,4 +55,28 @@ struct PostgresSQLValueTests {
             #expect(bound == "it's x")
         }
     }
+
+    @Test("a text of several statements runs each in turn; a `;` in a function body or a dollar quote ends none")
+    func severalStatements() async throws {
+        try await PostgresTestServer.withPool { pool in
+            let answers = try await pool.write { db in
+                try await db.execute(
+                    """
+                    CREATE FUNCTION strata_one() RETURNS int LANGUAGE plpgsql AS $body$
+                        BEGIN PERFORM 1; RETURN 1; END
+                    $body$;
+                    CREATE FUNCTION strata_two() RETURNS int LANGUAGE sql
+                        BEGIN ATOMIC SELECT 1; SELECT 2; END;
+                    CREATE TABLE semicolon (t text);
+                    INSERT INTO semicolon VALUES ($$a;b$$)
+                    """)
+                return (
+                    try await db.fetchOne(Int.self, "SELECT strata_one() + strata_two()"),
+                    try await db.fetchOne(String.self, "SELECT t FROM semicolon")
+                )
+            }
+            #expect(answers.0 == 3)
+            #expect(answers.1 == "a;b")
+        }
+    }
 }

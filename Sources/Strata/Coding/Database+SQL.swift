@@ -5,9 +5,16 @@ extension Database {
     /// try db.execute("UPDATE note SET mood = \(mood) WHERE id = \(id)")
     /// ```
     ///
-    /// It runs to its end, as ``execute(query:parameters:encoder:)`` does.
+    /// It runs to its end, as ``execute(query:parameters:encoder:)`` does. A text of several statements that binds
+    /// no values runs them one after another, as ``execute(query:)`` does; one that binds values is refused with
+    /// ``DatabaseError/Code/invalidArgument`` before any of it runs.
     public func execute(_ sql: SQL) throws {
-        try prepared(sql).perform()
+        let rendered = sql.render(dialect: SQLiteDialect())
+        if rendered.failure == nil, rendered.rendered.isScript {
+            try execute(query: rendered.rendered.sql)
+        } else {
+            try preparedRequest(rendered.rendered, failure: rendered.failure).perform()
+        }
     }
 
     /// Every row of `sql` decoded as `T`; a one-column row decodes as a scalar.

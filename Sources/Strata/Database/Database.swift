@@ -155,7 +155,9 @@ public final class Database {
     ///     """)
     /// ```
     ///
-    /// - Throws: `DatabaseError` naming the statement that failed.
+    /// - Throws: `DatabaseError` naming the statement that failed; ``DatabaseError/Code/unknownParameter`` for a
+    ///   statement with a parameter (`?`, `:name`), which has no value here: bind values with an ``SQL`` value or
+    ///   ``execute(query:parameters:encoder:)``, one statement at a time.
     public func execute(query: String) throws {
         let connection = try openHandle(sql: query)
         try checkNoNULCharacter(in: query)
@@ -191,6 +193,13 @@ public final class Database {
                 }
                 if self.connection.isAborted, !isBlockControl {
                     throw self.connection.abortedRefusal(sql: sqlite3_sql(statement).map { String(cString: $0) })
+                }
+                // Text without values: a parameter in it would run as NULL.
+                if sqlite3_bind_parameter_count(statement) > 0 {
+                    let name = sqlite3_bind_parameter_name(statement, 1).map { String(cString: $0) }
+                    throw DatabaseError(
+                        code: .unknownParameter, message: "no value for the parameter \(name ?? "at index 1")",
+                        sql: sqlite3_sql(statement).map { String(cString: $0) })
                 }
                 // As `Statement.commitsWrites(_:)`: a failed COMMIT of a transaction that only read is its error.
                 let committingWrites = transactionGuard.preparedCommit && holdsWriteTransaction(connection)

@@ -136,9 +136,7 @@ public final class Statement {
             changesSchema = transactionGuard.preparedSchemaChange
             if let tail, try Self.holdsStatement(tail, connection: databaseHandle) {
                 sqlite3_finalize(statement)
-                throw DatabaseError(
-                    code: .invalidArgument,
-                    message: "prepare(query:) takes one statement; use execute(query:) to run several", sql: sql)
+                throw DatabaseError.severalStatements(sql: sql)
             }
             return statement
         }

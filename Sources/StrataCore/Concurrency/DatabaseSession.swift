@@ -24,7 +24,9 @@
 /// `await` in synchronous code where the type is known to be `Database` (the blocks of a pool or queue). In an
 /// `async` function Swift picks the `async` requirements for them too, so the calls take `await` there.
 public protocol DatabaseSession {
-    /// Runs `sql`, and any statements after it in the same text.
+    /// Runs `sql`. A text of several statements that binds no values runs them one after another (those before a
+    /// statement that fails stay run, unless a transaction undoes them); one that binds values is refused with
+    /// ``DatabaseError/Code/invalidArgument`` before any of it runs, as a fetch of several statements is.
     func execute(_ sql: SQL) async throws
 
     /// The rows of `sql`, each decoded as `T` (a `Decodable` type whose coding keys are columns, or a single value

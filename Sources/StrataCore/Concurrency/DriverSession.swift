@@ -23,7 +23,8 @@ public protocol DriverSession: DatabaseSession {
     /// The dialect every statement of the session is rendered in.
     var dialect: Dialect { get }
 
-    /// Runs `statement`, rendered in ``dialect``.
+    /// Runs `statement`, rendered in ``dialect``: each of its statements in turn when it is a text of several that
+    /// binds no values, as ``DatabaseSession/execute(_:)`` promises.
     func execute(_ statement: RenderedSQL) async throws
 
     /// The rows of `statement`, rendered in ``dialect``, each decoded as `T`, as `fetchAll(_:_:decoder:)` of an

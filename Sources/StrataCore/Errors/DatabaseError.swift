@@ -268,6 +268,18 @@ extension DatabaseError {
 }
 
 extension DatabaseError {
+    /// The refusal of a text of several statements where one is taken, before any of it runs, on every backend: by a
+    /// fetch, a prepared statement, and an `execute` whose SQL binds values (each statement binds its own).
+    package static func severalStatements(sql: String) -> DatabaseError {
+        DatabaseError(
+            code: .invalidArgument,
+            message: "the SQL holds more than one statement: only execute runs several, one after another, and only "
+                + "when none binds a value",
+            sql: sql)
+    }
+}
+
+extension DatabaseError {
     /// This error with `sql` as the SQL it concerns.
     package func withSQL(_ sql: String) -> DatabaseError {
         DatabaseError(

@@ -115,6 +115,12 @@ public struct RenderedSQL: Sendable {
         self.positional = positional
         self.named = named
     }
+
+    /// Whether `execute` runs this as a script, each of its statements in turn: it binds no values, and has a `;`
+    /// (maybe only one at its end, or in a string: the backend reads the statements out of it).
+    package var isScript: Bool {
+        positional.isEmpty && named.isEmpty && sql.utf8.contains(UInt8(ascii: ";"))
+    }
 }
 
 /// Builds SQL text and collects its bound values. A failure (an identifier with a NUL character, two raw

@@ -256,3 +256,18 @@ struct PostgresMigrationScript {
         return kind == "FUNCTION" || kind == "PROCEDURE"
     }
 }
+
+extension PostgresMigrationScript {
+    /// The text of each statement of `sql`, in order, for `execute` to run one after another: `sql` itself when it
+    /// has no `;`.
+    static func statementTexts(of sql: String) -> [String] {
+        guard sql.utf8.contains(UInt8(ascii: ";")) else { return [sql] }
+        let script = PostgresMigrationScript(sql)
+        return script.statements.map(script.text(of:))
+    }
+
+    /// Whether `sql` holds more than one statement.
+    static func holdsSeveralStatements(_ sql: String) -> Bool {
+        sql.utf8.contains(UInt8(ascii: ";")) && PostgresMigrationScript(sql).statements.count > 1
+    }
+}
