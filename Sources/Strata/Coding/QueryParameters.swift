@@ -16,8 +16,10 @@ enum QueryParameters {
     func bind(to statement: Statement) throws {
         switch self {
         case .none:
-            // No values: every parameter is NULL, never a value left from the statement's last use.
-            statement.clearBindings()
+            // No values: a parameter would run as NULL.
+            guard statement.parameterCount == 0 else {
+                throw DatabaseError.noValue(forParameter: 1, of: statement.handle, sql: statement.sql)
+            }
         case .encodable(let value):
             try StatementEncoder.standard.encode(value, to: statement)
         case .values(let values):

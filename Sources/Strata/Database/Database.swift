@@ -196,10 +196,8 @@ public final class Database {
                 }
                 // Text without values: a parameter in it would run as NULL.
                 if sqlite3_bind_parameter_count(statement) > 0 {
-                    let name = sqlite3_bind_parameter_name(statement, 1).map { String(cString: $0) }
-                    throw DatabaseError(
-                        code: .unknownParameter, message: "no value for the parameter \(name ?? "at index 1")",
-                        sql: sqlite3_sql(statement).map { String(cString: $0) })
+                    throw DatabaseError.noValue(
+                        forParameter: 1, of: statement, sql: sqlite3_sql(statement).map { String(cString: $0) })
                 }
                 // As `Statement.commitsWrites(_:)`: a failed COMMIT of a transaction that only read is its error.
                 let committingWrites = transactionGuard.preparedCommit && holdsWriteTransaction(connection)

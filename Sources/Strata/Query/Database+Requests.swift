@@ -305,18 +305,21 @@ extension Statement {
             let value: SQLValue?
             if let name, let first = name.unicodeScalars.first, first != "?" {
                 value = rendered.named[String(name.unicodeScalars.dropFirst())]
-                guard value != nil else {
-                    throw DatabaseError(
-                        code: .unknownParameter, message: "no value for the parameter \(name)", sql: sql)
-                }
             } else {
                 value = positional.next()
             }
-            guard let value else {
-                throw DatabaseError(
-                    code: .unknownParameter, message: "no value for the parameter at index \(index)", sql: sql)
-            }
+            guard let value else { throw DatabaseError.noValue(forParameter: index, of: handle, sql: sql) }
             try bind(value: value.value, at: Int(index))
         }
+    }
+}
+
+extension DatabaseError {
+    /// The refusal of parameter `index` (from 1) of the prepared `statement`, which has no value: named as the SQL
+    /// writes it (`:mood`, `?2`), or by its index.
+    static func noValue(forParameter index: Int32, of statement: OpaquePointer, sql: String?) -> DatabaseError {
+        let name = sqlite3_bind_parameter_name(statement, index).map { String(cString: $0) }
+        return DatabaseError(
+            code: .unknownParameter, message: "no value for the parameter \(name ?? "at index \(index)")", sql: sql)
     }
 }

@@ -135,7 +135,9 @@ struct CachedStatementBindingTests {
         let db = try Database()
         let sql = "SELECT :x"
         #expect(try db.fetchOne(Int?.self, query: sql, parameters: ["x": 7]) == .some(7))
-        // The same cached statement, now with no parameters: :x is NULL, not the 7 bound before.
-        #expect(try db.fetchOne(Int?.self, query: sql) == .some(nil))
+        // The same cached statement, now with no parameters: refused, never run with the 7 bound before (nor NULL).
+        let error = #expect(throws: DatabaseError.self) { try db.fetchOne(Int?.self, query: sql) }
+        #expect(error?.code == .unknownParameter)
+        #expect(try db.fetchOne(Int?.self, query: sql, parameters: ["x": 8]) == .some(8))
     }
 }

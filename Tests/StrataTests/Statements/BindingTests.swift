@@ -88,6 +88,27 @@ import Testing
         #expect(positional.text.contains("no named parameters"))
     }
 
+    @Test("a parameter in SQL given no values is refused, never run as NULL, and the statement writes nothing")
+    func aParameterWithoutValuesThrows() throws {
+        let db = try makeDatabase()
+        try db.execute(query: "CREATE TABLE t (n INTEGER)")
+        try db.execute(query: "INSERT INTO t VALUES (1)")
+        let fetch = expectError(.unknownParameter) {
+            _ = try db.fetchAll(Int.self, query: "SELECT n FROM t WHERE n IS :n")
+        }
+        #expect(fetch.text.contains("no value for the parameter :n"))
+        let one = expectError(.unknownParameter) { _ = try db.fetchOne(Int.self, query: "SELECT ?2") }
+        #expect(one.text.contains("?2"))
+        let anonymous = expectError(.unknownParameter) { _ = try db.fetchCursor(Int.self, query: "SELECT ?") }
+        #expect(anonymous.text.contains("at index 1"))
+        let script = expectError(.unknownParameter) {
+            try db.execute(query: "INSERT INTO t VALUES (2); INSERT INTO t VALUES (@n); INSERT INTO t VALUES (3)")
+        }
+        #expect(script?.sql?.trimmingCharacters(in: .whitespaces) == "INSERT INTO t VALUES (@n);")
+        // The statements before it ran; it and those after it did not.
+        #expect(try db.fetchAll(Int?.self, query: "SELECT n FROM t ORDER BY n") == [1, 2])
+    }
+
     @Test func aDictionaryWithAnUnknownNameThrows() throws {
         let db = try makeDatabase()
         let statement = try db.prepare(query: "SELECT :a")
