@@ -30,10 +30,8 @@ extension Database {
     /// let happy = try db.fetchCount(Note.filter(Column("mood") == "happy"))
     /// ```
     public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) throws -> Int {
-        let select = request.renderSelect(dialect: SQLiteDialect())
-        var rendered = select.rendered
-        rendered.sql = "SELECT count(*) FROM (\(select.sql))"
-        let statement = try preparedRequest(rendered, failure: select.failure)
+        let count = request.renderCount(dialect: SQLiteDialect())
+        let statement = try preparedRequest(count.rendered, failure: count.failure)
         return try runLeased(statement) { statement in
             guard try statement.next() != nil else { return 0 }
             return try statement.scalar(Int.self)

@@ -89,9 +89,8 @@ extension DriverSession {
     /// let happy = try await db.fetchCount(Note.filter(Column("mood") == "happy"))
     /// ```
     public func fetchCount<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
-        var count = try request.rendered(for: dialect)
-        // PostgreSQL needs the subquery's alias; SQLite takes it.
-        count.sql = "SELECT count(*) FROM (\(count.sql)) AS strata_count"
+        let (sql, count, failure) = request.renderCount(dialect: dialect)
+        if let failure { throw failure.withSQL(sql) }
         return try await fetchOne(Int.self, count, decoder: RowDecoder()) ?? 0
     }
 
