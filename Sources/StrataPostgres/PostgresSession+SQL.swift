@@ -4,14 +4,15 @@ extension PostgresSession {
     /// PostgreSQL's: what requests, records and ``SQL`` values render in.
     public var dialect: PostgresDialect { PostgresDialect() }
 
-    /// Runs `statement`, rendered in PostgreSQL's dialect. A text of several statements that binds no values runs
+    /// Runs `statement`, rendered in PostgreSQL's dialect, and returns how many rows it changed. A text of several statements that binds no values runs
     /// them one after another, as on SQLite; one that binds values is refused with
     /// ``DatabaseError/Code/invalidArgument`` before any of it runs.
-    public func execute(_ statement: RenderedSQL) async throws {
+    @discardableResult
+    public func execute(_ statement: RenderedSQL) async throws -> Int {
         if statement.isScript {
-            try await run(script: statement.sql)
+            return try await run(script: statement.sql)
         } else {
-            try await collect(try self.statement(statement))
+            return try await collect(try self.statement(statement)).changes
         }
     }
 

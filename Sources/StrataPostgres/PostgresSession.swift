@@ -180,10 +180,15 @@ public struct PostgresSession: Sendable {
 
     /// Runs each statement of `sql`, which has no parameters, one after another, as SQLite runs a text of several:
     /// those before a statement that fails stay run, unless a transaction undoes them.
-    func run(script sql: String) async throws {
+    ///
+    /// - Returns: How many rows the last statement changed.
+    @discardableResult
+    func run(script sql: String) async throws -> Int {
+        var changes = 0
         for text in PostgresMigrationScript.statementTexts(of: sql) {
-            try await collect(try statement(text, .none))
+            changes = try await collect(try statement(text, .none)).changes
         }
+        return changes
     }
 
     /// Runs SQL of the caller's without parameters (a migration file, or `strata query`'s text).

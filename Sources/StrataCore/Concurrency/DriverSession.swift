@@ -11,7 +11,9 @@
 ///   in primary key order;
 /// - a batch insert, `insert(contentsOf:)`: all or none in a nested transaction, each model updated with its row
 ///   as written, and an error that names the element that failed;
-/// - `insert(_:)` and `insert(contentsOf:)` of models that need not be written back.
+/// - `insert(_:)` and `insert(contentsOf:)` of models that need not be written back;
+/// - the writes of requests, `deleteAll(_:)`, `updateAll(_:_:)`, and `deleteAndFetchAll(_:)` and
+///   `updateAndFetchAll(_:_:)`, which return the rows as they were deleted or as they are after the update.
 ///
 /// `PostgresSession` is one. SQLite's `Database` is not: its synchronous methods, which the SQLite API keeps (and
 /// which the `async` defaults here would shadow in an `async` function), satisfy the requirements, with SQLite's own
@@ -23,9 +25,16 @@ public protocol DriverSession: DatabaseSession {
     /// The dialect every statement of the session is rendered in.
     var dialect: Dialect { get }
 
-    /// Runs `statement`, rendered in ``dialect``: each of its statements in turn when it is a text of several that
-    /// binds no values, as ``DatabaseSession/execute(_:)`` promises.
-    func execute(_ statement: RenderedSQL) async throws
+    /// Runs `statement`, rendered in ``dialect``, and returns how many rows it changed (its last statement, for a
+    /// text of several): each of its statements in turn when it is a text of several that binds no values, as
+    /// ``DatabaseSession/execute(_:)`` promises.
+    @discardableResult
+    func execute(_ statement: RenderedSQL) async throws -> Int
+
+    /// What names each row of `type`'s table for an `UPDATE` or `DELETE` whose own `WHERE` cannot choose its rows (a
+    /// request with joins, an order or a limit): its primary key, or a row id the database keeps; nil when the table
+    /// has neither. Read from the catalog at each call, so that a schema change cannot make it stale.
+    func rowHandle<Record: Model>(of type: Record.Type) async throws -> RowHandle?
 
     /// The rows of `statement`, rendered in ``dialect``, each decoded as `T`, as `fetchAll(_:_:decoder:)` of an
     /// ``SQL`` value decodes them.

@@ -1,6 +1,7 @@
 /// What names each row of a table, so that an `UPDATE` or `DELETE` changes exactly the rows a request with joins,
-/// an order or a limit selects.
-package enum RowHandle: Sendable, Equatable {
+/// an order or a limit selects (`WHERE key IN (SELECT key ...)`): a backend reads it from its catalog (see
+/// ``DriverSession/rowHandle(of:)``).
+public enum RowHandle: Sendable, Equatable {
     /// SQLite's rowid, under the name given (`rowid`, `_rowid_` or `oid`: one that no column shadows).
     case rowid(String)
     /// The columns of a unique key whose columns are never NULL: the table's primary key.

@@ -129,8 +129,7 @@ public struct QueryRequest<Record: Model>: Sendable {
 
     /// How many rows the request selects, in `dialect`: `SELECT count(*) FROM (...) AS strata_count` around its
     /// `SELECT` (PostgreSQL needs the subquery's alias; SQLite takes it).
-    package func renderCount(dialect: any SQLDialect) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?)
-    {
+    package func renderCount(dialect: any SQLDialect) -> (sql: String, rendered: RenderedSQL, failure: DatabaseError?) {
         var (sql, rendered, failure) = renderSelect(dialect: dialect)
         sql = "SELECT count(*) FROM (\(sql)) AS strata_count"
         rendered.sql = sql

@@ -9,85 +9,13 @@ extension PostgresSession {
         try await cursor(Record.self, try select(request), decoder: RowDecoder())
     }
 
-    /// Deletes the rows of `request`.
-    ///
-    /// ```swift
-    /// let deleted = try await db.deleteAll(Note.filter(Column("id") > 100))
-    /// ```
-    ///
-    /// A request with joins, an order or a limit deletes the rows it selects (`key IN (SELECT ...)`), as on SQLite.
-    ///
-    /// - Returns: The number of rows deleted.
-    @discardableResult
-    public func deleteAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> Int {
-        let handle = try await rowHandle(for: request)
-        return try await collect(
-            try statement(request.renderDelete(returning: false, rowHandle: handle, dialect: PostgresDialect()))
-        ).changes
-    }
-
-    /// Deletes the rows of `request` and returns them as they were (`DELETE ... RETURNING *`), as on SQLite.
-    ///
-    /// ```swift
-    /// let expired = try await db.deleteAndFetchAll(Note.filter(Column("mood") == "sad"))
-    /// ```
-    ///
-    /// The rows come back in no set order. A row that does not decode throws and fails the `write` it runs in, which
-    /// rolls the delete back even when the body catches the error; outside a write, the delete runs in a transaction of
-    /// its own and is rolled back.
-    public func deleteAndFetchAll<Record: Model>(_ request: QueryRequest<Record>) async throws -> [Record] {
-        let handle = try await rowHandle(for: request)
-        let delete = try statement(request.renderDelete(returning: true, rowHandle: handle, dialect: PostgresDialect()))
-        return try await decodeAll(Record.self, delete, decoder: RowDecoder())
-    }
-
-    /// Sets `assignments` on the rows of `request`.
-    ///
-    /// ```swift
-    /// let updated = try await db.updateAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "happy"))
-    /// ```
-    ///
-    /// - Returns: The number of rows changed.
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
-    @discardableResult
-    public func updateAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
-        async throws -> Int
-    {
-        let handle = try await rowHandle(for: request)
-        let update = try request.renderUpdate(
-            assignments, returning: false, rowHandle: handle, dialect: PostgresDialect())
-        return try await collect(try statement(update)).changes
-    }
-
-    /// Sets `assignments` on the rows of `request` and returns them as they are after the update
-    /// (`UPDATE ... RETURNING *`), as on SQLite.
-    ///
-    /// ```swift
-    /// let calmed = try await db.updateAndFetchAll(Note.filter(Column("mood") == "sad"), Column("mood").set(to: "calm"))
-    /// ```
-    ///
-    /// The rows come back in no set order. A row that does not decode throws and fails the `write` it runs in, which
-    /// rolls the update back even when the body catches the error; outside a write, the update runs in a transaction of
-    /// its own and is rolled back.
-    ///
-    /// - Throws: ``DatabaseError/Code/invalidArgument`` without assignments.
-    public func updateAndFetchAll<Record: Model>(_ request: QueryRequest<Record>, _ assignments: ColumnAssignment...)
-        async throws -> [Record]
-    {
-        let handle = try await rowHandle(for: request)
-        let update = try request.renderUpdate(
-            assignments, returning: true, rowHandle: handle, dialect: PostgresDialect())
-        return try await decodeAll(Record.self, try statement(update), decoder: RowDecoder())
-    }
-
     // MARK: Internal
 
-    /// The primary key columns of the request's table, which name its rows for an `UPDATE` or `DELETE` that the
-    /// request's own `WHERE` cannot choose them by (joins, an order, a limit); nil when the table has none. Read
-    /// from the catalog each time (never cached, so a schema change cannot make it stale); a request of filters
-    /// alone reads nothing. Not `ctid`: a row's `ctid` changes when a concurrent update moves it.
-    func rowHandle<Record: Model>(for request: QueryRequest<Record>) async throws -> RowHandle? {
-        guard !request.isFilterOnly else { return nil }
+    /// The primary key columns of `type`'s table, which name its rows for an `UPDATE` or `DELETE` that a request's
+    /// own `WHERE` cannot choose them by (joins, an order, a limit); nil when the table has none. Read from the
+    /// catalog each time (never cached, so a schema change cannot make it stale). Not `ctid`: a row's `ctid` changes
+    /// when a concurrent update moves it.
+    public func rowHandle<Record: Model>(of type: Record.Type) async throws -> RowHandle? {
         let key = try await fetchAll(
             String.self,
             query: """
