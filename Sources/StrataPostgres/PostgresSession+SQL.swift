@@ -4,9 +4,9 @@ extension PostgresSession {
     /// PostgreSQL's: what requests, records and ``SQL`` values render in.
     public var dialect: PostgresDialect { PostgresDialect() }
 
-    /// Runs `statement`, rendered in PostgreSQL's dialect, and returns how many rows it changed. A text of several statements that binds no values runs
-    /// them one after another, as on SQLite; one that binds values is refused with
-    /// ``DatabaseError/Code/invalidArgument`` before any of it runs.
+    /// Runs `statement`, rendered in PostgreSQL's dialect, and returns how many rows it changed. A text of several
+    /// statements that binds no values runs them one after another, as on SQLite; one that binds values is refused
+    /// with ``DatabaseError/Code/invalidArgument`` before any of it runs.
     @discardableResult
     public func execute(_ statement: RenderedSQL) async throws -> Int {
         if statement.isScript {
