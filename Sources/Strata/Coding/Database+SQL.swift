@@ -7,7 +7,7 @@ extension Database {
     ///
     /// It runs to its end, as ``execute(query:parameters:encoder:)`` does. A text of several statements that binds
     /// no values runs them one after another, as ``execute(query:)`` does; one that binds values is refused with
-    /// ``DatabaseError/Code/invalidArgument`` before any of it runs.
+    /// `DatabaseError.Code.invalidArgument` before any of it runs.
     public func execute(_ sql: SQL) throws {
         let rendered = sql.render(dialect: SQLiteDialect())
         if rendered.failure == nil, rendered.rendered.isScript {

@@ -155,8 +155,8 @@ public final class Database {
     ///     """)
     /// ```
     ///
-    /// - Throws: `DatabaseError` naming the statement that failed; ``DatabaseError/Code/unknownParameter`` for a
-    ///   statement with a parameter (`?`, `:name`), which has no value here: bind values with an ``SQL`` value or
+    /// - Throws: `DatabaseError` naming the statement that failed; `DatabaseError.Code.unknownParameter` for a
+    ///   statement with a parameter (`?`, `:name`), which has no value here: bind values with an `SQL` value or
     ///   ``execute(query:parameters:encoder:)``, one statement at a time.
     public func execute(query: String) throws {
         let connection = try openHandle(sql: query)
